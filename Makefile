@@ -1,0 +1,59 @@
+# odtlab: everything a fresh machine with only Python needs.
+#   make lab    create .venv, install odtlab, open JupyterLab on the first chapter
+#   make tour   the same set-up, then run every chapter headless and report
+#   make test   create .venv, install with the test and peer extras, run every test and every notebook
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SHARED_DATA := $(abspath ../shared/data)
+
+export ODTLAB_DATA ?= $(SHARED_DATA)
+export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+export SOURCE_DATE_EPOCH := 0
+
+.PHONY: lab tour test test-unit test-coverage test-notebooks notebooks bench clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-base: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[test,peers]"
+	touch $@ $(VENV)/.installed-base
+
+lab: $(VENV)/.installed-base
+	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+
+tour: $(VENV)/.installed-base
+	$(PY) -m odtlab.cli tour
+
+test: $(VENV)/.installed-test
+	$(MAKE) test-unit test-coverage test-notebooks
+
+test-unit:
+	$(PY) -m pytest tests -q -p no:cacheprovider
+
+# The kernels again as plain Python, under bounds checks, to measure what the tests cover in odtlab/core.
+test-coverage:
+	NUMBA_DISABLE_JIT=1 NUMBA_BOUNDSCHECK=1 $(PY) -m pytest tests -q -p no:cacheprovider \
+		-m "not slow and not peers and not jit_only" --cov=odtlab.core --cov-report=term
+
+test-notebooks:
+	$(PY) -m pytest notebooks -q -p no:python -p no:cacheprovider --nbval-lax --nbval-current-env \
+		--nbval-sanitize-with notebooks/nbval_sanitize.cfg
+
+# Rebuild the chapters from notebooks/src/*.py and store their executed outputs.
+notebooks: $(VENV)/.installed-test
+	$(PY) notebooks/build.py
+
+bench: $(VENV)/.installed-test
+	for b in benchmarks/bench_*.py; do $(PY) $$b --quick || exit 1; done
+
+clean:
+	rm -rf $(VENV) .numba-cache .pytest_cache .coverage

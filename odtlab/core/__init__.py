@@ -1,0 +1,1 @@
+"""numba kernels: arrays in, arrays out. No Python objects, no printing, no I/O."""

@@ -1,0 +1,343 @@
+"""CART (Breiman et al. 1984) as a resumable numba search: greedy binary threshold splits.
+
+One iteration takes one node off the frontier and either splits it on its best threshold or makes it a
+leaf. The frontier is a stack (depth first, as scikit-learn's ``DepthFirstTreeBuilder``) or, with
+``max_leaf_nodes``, a best-first queue ordered by impurity decrease (``BestFirstTreeBuilder``; DPDT uses
+it as its split generator). The best split of a node is computed when the node enters the frontier.
+
+Criteria: Gini and entropy for classification (weighted class counts), squared error for regression
+(weighted sums). A split is the threshold between two consecutive distinct values of a feature, at their
+midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * imp_r``; the first
+feature (in index order) and the first position reaching the minimum win ties. scikit-learn visits
+features in a random order, so on exact ties the two may pick different, equally good splits.
+
+Stopping rules follow scikit-learn: depth reaches ``max_depth``; fewer than ``min_samples_split`` rows;
+fewer than ``2 * min_samples_leaf`` rows; impurity at most machine epsilon; no split leaves
+``min_samples_leaf`` rows on each side; the impurity decrease is below ``min_impurity_decrease``. Like
+scikit-learn, a split with zero decrease is still made when nothing stops it.
+"""
+import numpy as np
+
+from odtlab.core._jit import njit
+from odtlab.core import events as ev
+
+GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
+CRITERIA = {"gini": GINI, "entropy": ENTROPY, "squared_error": SQUARED_ERROR}
+FEATURE_THRESHOLD = 1e-7  # values closer than this count as equal (scikit-learn's constant)
+EPSILON = np.finfo(np.float64).eps
+
+# Leaf reasons (CART_LEAF's i1)
+LEAF_DEPTH, LEAF_SAMPLES, LEAF_PURE, LEAF_NO_SPLIT, LEAF_DECREASE, LEAF_BUDGET = 0, 1, 2, 3, 4, 5
+
+# Frontier record columns (float64 table): start, end, depth, parent, is_left, impurity, feature, threshold,
+# position (end of the left part in the sorted order), improvement (weighted impurity decrease), weight
+F_START, F_END, F_DEPTH, F_PARENT, F_LEFT, F_IMP, F_FEAT, F_THR, F_POS, F_IMPROVE, F_WEIGHT = range(11)
+F_COLS = 11
+
+# Counters (int64 array)
+C_NODES, C_FRONTIER, C_ITER, C_LEAVES, C_DONE = range(5)
+
+
+@njit(inline="always")
+def impurity_of(stats, w, criterion):
+    """Impurity of a node from its weighted class counts (or target sums) ``stats`` and weight ``w``.
+
+    For squared error ``stats`` holds [sum y_1.., sum y_1^2..] over m outputs (first half sums, second half
+    sums of squares); the impurity is the mean over outputs of the variance.
+    """
+    if w <= 0.0:
+        return 0.0
+    if criterion == GINI:
+        s = 0.0
+        for k in range(stats.shape[0]):
+            p = stats[k] / w
+            s += p * p
+        return 1.0 - s
+    if criterion == ENTROPY:
+        s = 0.0
+        for k in range(stats.shape[0]):
+            if stats[k] > 0.0:
+                p = stats[k] / w
+                s -= p * np.log2(p)
+        return s
+    m = stats.shape[0] // 2
+    s = 0.0
+    for j in range(m):
+        mean = stats[j] / w
+        s += stats[m + j] / w - mean * mean
+    return s / m
+
+
+@njit(inline="always")
+def add_row(stats, Y, wi, i, criterion, sign):
+    """Add (sign=+1) or remove (sign=-1) row ``i`` of weight ``wi`` to the statistics vector."""
+    if criterion == SQUARED_ERROR:
+        m = Y.shape[1]
+        for j in range(m):
+            v = Y[i, j]
+            stats[j] += sign * wi * v
+            stats[m + j] += sign * wi * v * v
+    else:
+        stats[np.int64(Y[i, 0])] += sign * wi
+
+
+@njit
+def node_stats(order, start, end, Y, w, criterion, n_stats):
+    stats = np.zeros(n_stats)
+    total = 0.0
+    for t in range(start, end):
+        i = order[t]
+        add_row(stats, Y, w[i], i, criterion, 1.0)
+        total += w[i]
+    return stats, total
+
+
+@njit
+def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, parent_stats, parent_w,
+               sorted_buf, key_buf):
+    """Best threshold split of rows ``order[start:end]``: (feature, threshold, position, child cost).
+
+    Rows are sorted by each feature in turn; the scan moves rows left one at a time and scores every cut
+    between distinct values that leaves at least ``min_samples_leaf`` rows on each side. The returned
+    position is the number of rows going left. Feature -1 means no valid split.
+    """
+    n_node = end - start
+    best_f, best_thr, best_pos, best_cost = -1, 0.0, -1, np.inf
+    left = np.empty(n_stats)
+    right = np.empty(n_stats)
+    for f in range(X.shape[1]):
+        for t in range(n_node):
+            key_buf[t] = X[order[start + t], f]
+        perm = np.argsort(key_buf[:n_node], kind="mergesort")
+        if key_buf[perm[n_node - 1]] <= key_buf[perm[0]] + FEATURE_THRESHOLD:
+            continue  # constant feature in this node
+        for t in range(n_node):
+            sorted_buf[t] = order[start + perm[t]]
+        left[:] = 0.0
+        right[:] = parent_stats
+        wl = 0.0
+        for t in range(n_node - 1):
+            i = sorted_buf[t]
+            add_row(left, Y, w[i], i, criterion, 1.0)
+            add_row(right, Y, w[i], i, criterion, -1.0)
+            wl += w[i]
+            xa = X[i, f]
+            xb = X[sorted_buf[t + 1], f]
+            if xb <= xa + FEATURE_THRESHOLD:
+                continue
+            if t + 1 < min_samples_leaf or n_node - t - 1 < min_samples_leaf:
+                continue
+            wr = parent_w - wl
+            cost = wl * impurity_of(left, wl, criterion) + wr * impurity_of(right, wr, criterion)
+            if cost < best_cost:
+                best_cost = cost
+                best_f = f
+                best_pos = t + 1
+                thr = xa / 2.0 + xb / 2.0
+                if thr == xb or np.isinf(thr):
+                    thr = xa
+                best_thr = thr
+    return best_f, best_thr, best_pos, best_cost
+
+
+@njit
+def push_frontier(X, Y, w, order, start, end, depth, parent, is_left, frontier, counters, criterion, n_stats,
+                  min_samples_leaf, total_weight, sorted_buf, key_buf):
+    """Put a new node on the frontier with its best split already computed."""
+    stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
+    imp = impurity_of(stats, wn, criterion)
+    f, thr, pos, cost = best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, stats, wn,
+                                   sorted_buf, key_buf)
+    r = counters[C_FRONTIER]
+    frontier[r, F_START] = start
+    frontier[r, F_END] = end
+    frontier[r, F_DEPTH] = depth
+    frontier[r, F_PARENT] = parent
+    frontier[r, F_LEFT] = is_left
+    frontier[r, F_IMP] = imp
+    frontier[r, F_FEAT] = f
+    frontier[r, F_THR] = thr
+    frontier[r, F_POS] = pos
+    frontier[r, F_IMPROVE] = (wn * imp - cost) / total_weight if f >= 0 else -np.inf
+    frontier[r, F_WEIGHT] = wn
+    counters[C_FRONTIER] = r + 1
+
+
+def make_kernel(level):
+    """The CART kernel specialised for a record level (``ev.LEVEL_*``)."""
+
+    @njit
+    def cart_kernel(X, Y, w, order, frontier, split, feature, threshold, left, right, node_value,
+                    node_weight, node_impurity, node_depth, counters, params, events, max_iterations):
+        """Advance CART by at most ``max_iterations`` node decisions; return (n_events, status).
+
+        ``params`` = [criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease,
+        max_leaf_nodes, total_weight, n_stats]; max_depth / max_leaf_nodes < 0 mean unlimited.
+        """
+        criterion = np.int64(params[0])
+        max_depth = np.int64(params[1])
+        min_split = np.int64(params[2])
+        min_leaf = np.int64(params[3])
+        min_decrease = params[4]
+        max_leaves = np.int64(params[5])
+        total_weight = params[6]
+        n_stats = np.int64(params[7])
+        n = order.shape[0]
+        sorted_buf = np.empty(n, dtype=np.int64)
+        key_buf = np.empty(n)
+        k = 0
+        if counters[C_DONE] == 1:
+            return k, ev.STATUS_DONE
+        if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
+            push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
+                          total_weight, sorted_buf, key_buf)
+            if level >= ev.LEVEL_SUMMARY:
+                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0,
+                            n, 0, 0, 0.0, 0.0)
+        done = 0
+        while done < max_iterations:
+            if counters[C_FRONTIER] == 0:
+                counters[C_DONE] = 1
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, 0.0, 0.0,
+                                counters[C_NODES], counters[C_LEAVES], 0, 0.0, 0.0)
+                return k, ev.STATUS_DONE
+            if k + 2 > events.shape[0]:
+                return k, ev.STATUS_BUFFER
+            # choose the frontier record: last (depth first) or largest decrease (best first)
+            r = counters[C_FRONTIER] - 1
+            if max_leaves > 0:
+                for s in range(counters[C_FRONTIER] - 1):
+                    if frontier[s, F_IMPROVE] > frontier[r, F_IMPROVE]:
+                        r = s
+            rec = frontier[r].copy()
+            last = counters[C_FRONTIER] - 1
+            frontier[r] = frontier[last]
+            counters[C_FRONTIER] = last
+            v = counters[C_NODES]
+            counters[C_NODES] = v + 1
+            parent = np.int64(rec[F_PARENT])
+            if parent >= 0:
+                if rec[F_LEFT] == 1.0:
+                    left[parent] = v
+                else:
+                    right[parent] = v
+            start = np.int64(rec[F_START])
+            end = np.int64(rec[F_END])
+            depth = np.int64(rec[F_DEPTH])
+            n_node = end - start
+            stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
+            node_value[v, :] = stats[:node_value.shape[1]]
+            node_weight[v] = wn
+            node_impurity[v] = rec[F_IMP]
+            node_depth[v] = depth
+            reason = -1
+            if max_depth >= 0 and depth >= max_depth:
+                reason = LEAF_DEPTH
+            elif n_node < min_split or n_node < 2 * min_leaf:
+                reason = LEAF_SAMPLES
+            elif rec[F_IMP] <= EPSILON:
+                reason = LEAF_PURE
+            elif rec[F_FEAT] < 0:
+                reason = LEAF_NO_SPLIT
+            elif rec[F_IMPROVE] + EPSILON < min_decrease:
+                reason = LEAF_DECREASE
+            elif max_leaves > 0 and counters[C_LEAVES] + counters[C_FRONTIER] + 2 > max_leaves:
+                reason = LEAF_BUDGET
+            counters[C_ITER] += 1
+            done += 1
+            if reason >= 0:
+                split[v] = 0
+                counters[C_LEAVES] += 1
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, counters[C_ITER], ev.CART_LEAF, depth, 0, v, parent, -1, 0.0,
+                                0.0, 0.0, n_node, reason, 0, rec[F_IMP], 0.0)
+                continue
+            f = np.int64(rec[F_FEAT])
+            thr = rec[F_THR]
+            # stable partition of order[start:end]: rows with x <= thr first
+            pos = start
+            for t in range(start, end):
+                i = order[t]
+                if X[i, f] <= thr:
+                    order[pos] = i
+                    pos += 1
+                else:
+                    sorted_buf[t - pos] = i
+            for t in range(end - pos):
+                order[pos + t] = sorted_buf[t]
+            split[v] = 1
+            feature[v] = f
+            threshold[v] = thr
+            # right child first, so the left one is decided first in depth-first order
+            push_frontier(X, Y, w, order, pos, end, depth + 1, v, 0, frontier, counters, criterion, n_stats,
+                          min_leaf, total_weight, sorted_buf, key_buf)
+            push_frontier(X, Y, w, order, start, pos, depth + 1, v, 1, frontier, counters, criterion, n_stats,
+                          min_leaf, total_weight, sorted_buf, key_buf)
+            if level >= ev.LEVEL_SUMMARY:
+                k = ev.emit(events, k, counters[C_ITER], ev.CART_SPLIT, depth, 0, v, parent, f, thr, 0.0, 0.0,
+                            n_node, pos - start, end - pos, rec[F_IMPROVE], rec[F_IMP])
+        return k, ev.STATUS_BUDGET
+
+    return cart_kernel
+
+
+@njit
+def pruning_path(left, right, split, node_weight, node_impurity, total_weight):
+    """Minimal cost-complexity pruning (Breiman et al. 1984, §3.3): the weakest-link sequence.
+
+    R(t) = node_weight[t] / total_weight * node_impurity[t]. Repeatedly collapse the internal node with the
+    smallest effective alpha g(t) = (R(t) - R(T_t)) / (|leaves(T_t)| - 1) (the lowest node id on ties).
+    Returns (alphas, impurities, collapse_alpha): the path as scikit-learn's
+    ``cost_complexity_pruning_path`` reports it (alphas[0] = 0, impurities = total leaf impurity of each
+    subtree), and per internal node the alpha at which it becomes a leaf (-1 for leaves).
+    """
+    m = split.shape[0]
+    parent = np.full(m, -1, dtype=np.int64)
+    for v in range(m):
+        if split[v] != 0:
+            parent[left[v]] = v
+            parent[right[v]] = v
+    R = node_weight / total_weight * node_impurity
+    is_leaf = split == 0
+    collapse = np.full(m, -1.0)
+    alphas = [0.0]
+    impurities = [0.0]
+    # subtree leaf impurity and leaf count, recomputed after each collapse (trees are small)
+    sub_r = np.zeros(m)
+    sub_n = np.zeros(m, dtype=np.int64)
+    while True:
+        for v in range(m - 1, -1, -1):  # children have larger ids than parents
+            if is_leaf[v]:
+                sub_r[v] = R[v]
+                sub_n[v] = 1
+            else:
+                sub_r[v] = sub_r[left[v]] + sub_r[right[v]]
+                sub_n[v] = sub_n[left[v]] + sub_n[right[v]]
+        if len(impurities) == 1:
+            impurities[0] = sub_r[0]
+        if is_leaf[0]:
+            break
+        best, best_g = -1, np.inf
+        for v in range(m):
+            if is_leaf[v]:
+                continue
+            # only nodes still inside the pruned tree
+            u = parent[v]
+            inside = True
+            while u >= 0:
+                if is_leaf[u]:
+                    inside = False
+                    break
+                u = parent[u]
+            if not inside:
+                continue
+            g = (R[v] - sub_r[v]) / (sub_n[v] - 1)
+            if g < best_g:
+                best_g = g
+                best = v
+        is_leaf[best] = True
+        collapse[best] = max(best_g, 0.0)
+        alphas.append(max(best_g, 0.0))
+        impurities.append(sub_r[0] - sub_r[best] + R[best])
+    return np.array(alphas), np.array(impurities), collapse

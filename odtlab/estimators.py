@@ -1,0 +1,184 @@
+"""scikit-learn estimators on top of the search runtime: one base class, one subclass per algorithm.
+
+:class:`TreeEstimator` validates input (numpy or pandas; pandas categorical columns become ordinal codes
+with their names and categories kept), builds the algorithm's :class:`odtlab.search.Solver`, runs the
+search under the estimator's limits and keeps what it found:
+
+* ``tree_``: the :class:`odtlab.tree.Tree` (with feature names and classes),
+* ``result_``: the :class:`odtlab.search.Result` (objective, certified bounds, status, stats),
+* ``search_``: the :class:`odtlab.search.Search` itself, so ``est.search_.run()`` resumes a search that
+  stopped at its time limit.
+
+``est.search(X, y)`` returns a fresh, un-run search over the same problem, for stepping through it with
+the widgets. The estimators of the other algorithms live next to their solvers in ``odtlab.solvers``
+and are re-exported here.
+
+Unseen categories at predict time (a pandas category, or a code, the training data never had) stop at
+the split that meets them and get that node's majority class.
+"""
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from odtlab import encoders
+from odtlab.search import Search
+
+
+class TreeEstimator(BaseEstimator):
+    """Base of every odtlab estimator. Subclasses set ``_input`` and implement ``_make_solver``.
+
+    ``_input`` is the feature kind the algorithm needs: "numeric" (CART, Quant-BnB, DPDT), "binary"
+    (MurTree) or "categorical" (Branches).
+    """
+
+    _input = "numeric"
+    _task = "classification"
+
+    # -- hooks for subclasses ----------------------------------------------------------------------
+    def _check_params(self):
+        """Raise ValueError for an out-of-range hyper-parameter (called first in fit)."""
+
+    def _make_solver(self, X, y, sample_weight):
+        """Build the algorithm's Solver for validated arrays (y as class codes or float targets)."""
+        raise NotImplementedError
+
+    # -- validation ----------------------------------------------------------------------------------
+    def _frame_to_numeric(self, X, reset):
+        """Replace categorical pandas columns by their codes (categories remembered at fit).
+
+        At predict time a category unseen at fit becomes NaN, which stops at the split that meets it.
+        A text column without categorical dtype raises the TypeError of
+        :func:`odtlab.encoders.frame_to_arrays`, naming the column.
+        """
+        if not isinstance(X, pd.DataFrame):
+            return X
+        if reset:
+            self.categories_ = {}
+        out = {}
+        for col in X.columns:
+            s = X[col]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                if reset:
+                    self.categories_[col] = list(s.cat.categories)
+                cats = self.categories_.get(col, list(s.cat.categories))
+                codes = pd.Index(cats).get_indexer(s.astype(object)).astype(np.float64)
+                codes[codes < 0] = np.nan  # unseen category: stops at the split that meets it
+                out[col] = codes
+            else:
+                out[col] = encoders.frame_to_arrays(s.to_frame(), require="numeric").X[:, 0]
+        return pd.DataFrame(out, index=X.index)
+
+    def _validate_X(self, X, reset):
+        """Validated float array for predict: NaN is allowed only where a category was unseen."""
+        frame = self._frame_to_numeric(X, reset)
+        X = validate_data(self, frame, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+        categorical = np.array([c in getattr(self, "categories_", {}) for c in getattr(frame, "columns", [])])
+        numeric = ~categorical if categorical.size else np.ones(X.shape[1], dtype=bool)
+        encoders.check_finite(X[:, numeric], list(np.asarray(self._feature_names())[numeric]))
+        return self._check_kind(X, reset)
+
+    def _check_kind(self, X, fitting):
+        names = getattr(self, "feature_names_in_", None)
+        names = list(names) if names is not None else None
+        if self._input == "binary":
+            encoders.check_binary(X, names)
+        elif self._input == "categorical" and fitting:
+            encoders.check_codes(X, feature_names=names)
+        return X
+
+    def _validate_fit(self, X, y, sample_weight):
+        X = self._frame_to_numeric(X, reset=True)
+        if self._task == "classification":
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            check_classification_targets(y)
+            y, self.classes_ = encoders.check_labels(y)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+            y = np.asarray(y, dtype=np.float64)
+        X = self._check_kind(X, fitting=True)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        return X, y, sample_weight
+
+    # -- fitting -----------------------------------------------------------------------------------
+    def _feature_names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(self.n_features_in_)]
+
+    def _new_search(self, X, y, sample_weight, record):
+        solver = self._make_solver(X, y, sample_weight)
+        solver.feature_names = self._feature_names()
+        solver.classes = getattr(self, "classes_", None)
+        return Search(solver, record=record)
+
+    def fit(self, X, y, sample_weight=None):
+        """Validate, build the search, run it under ``time_limit`` and keep tree, result and search."""
+        self._check_params()
+        X, y, sample_weight = self._validate_fit(X, y, sample_weight)
+        self.search_ = self._new_search(X, y, sample_weight, getattr(self, "record", "summary"))
+        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None))
+        self.tree_ = self.result_.tree
+        return self
+
+    def search(self, X, y, sample_weight=None, record="full"):
+        """A fresh :class:`Search` over (X, y), not yet run: step through it or hand it to a widget."""
+        self._check_params()
+        X, y, sample_weight = self._validate_fit(X, y, sample_weight)
+        return self._new_search(X, y, sample_weight, record)
+
+    # -- prediction and reporting ------------------------------------------------------------------
+    def _predict_index(self, X):
+        check_is_fitted(self, "tree_")
+        return self.tree_.predict_index(self._validate_X(X, reset=False))
+
+    def summary(self, X, y):
+        """The numbers ``odtlab solve`` prints: objective, accuracy, size, bounds, status, counters."""
+        check_is_fitted(self, "tree_")
+        out = {"objective": float(self.result_.objective)}
+        Xv = self._validate_X(X, reset=False)
+        if self._task == "classification":
+            codes = np.searchsorted(self.classes_, np.asarray(y))
+            miss = self.tree_.misclassifications(Xv, codes)
+            out["train_accuracy"] = 1.0 - miss / len(codes)
+            out["misclassifications"] = int(miss)
+        else:
+            out["squared_error"] = self.tree_.squared_error(Xv, y)
+        out.update(splits=self.tree_.splits, leaves=self.tree_.leaves, depth=self.tree_.depth)
+        res = self.result_.as_dict()
+        for key in ("algorithm", "objective", "sense"):
+            res.pop(key)
+        out.update(res)
+        out["tree"] = self.tree_.to_text()
+        return out
+
+
+class TreeClassifierMixin(ClassifierMixin):
+    """predict / predict_proba for classification trees (leaf class frequencies)."""
+
+    def predict(self, X):
+        check_is_fitted(self, "tree_")
+        return self.classes_[self._predict_index(X)]
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "tree_")
+        nodes = self.tree_.apply(self._validate_X(X, reset=False))
+        counts = self.tree_.value[nodes]
+        totals = counts.sum(axis=1, keepdims=True)
+        proba = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+        empty = totals[:, 0] == 0
+        proba[empty, self.tree_.prediction[nodes[empty]]] = 1.0
+        return proba
+
+
+class TreeRegressorMixin(RegressorMixin):
+    """predict for regression trees (leaf means); multi-output targets are supported."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def predict(self, X):
+        out = self._predict_index(X)
+        return out[:, 0] if out.shape[1] == 1 else out

@@ -1,0 +1,331 @@
+"""The resumable search driver shared by every algorithm.
+
+A :class:`Solver` owns an algorithm's state as numpy arrays and knows how to call its numba kernel. A
+kernel call advances the search by at most ``max_iterations`` iterations, writes events into a
+preallocated buffer, and returns ``(n_events, status)``. :class:`Search` drives those calls: it runs to
+a time, iteration or memory limit, catches Ctrl-C between calls, grows arrays when a kernel asks, yields
+decoded events one by one, keeps the bound history, and always hands back the best tree found so far
+with its certified bounds. Calling :meth:`Search.run` again resumes where the last call stopped.
+
+Why a driver around kernels rather than numba generators: a jitted generator cannot be paused from
+outside, costs as much per event as pure Python, and has no ``send`` (odtlab brief on numba, §3.1).
+"""
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from odtlab import events as ev
+from odtlab.core import events as core
+
+STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
+
+
+class Solver:
+    """What an algorithm provides to :class:`Search` (subclassed in ``odtlab.solvers``).
+
+    Subclasses set ``name``, ``sense`` ("min" or "max": the direction of the objective) and
+    ``events_per_iteration`` (an upper bound on the records one iteration writes at level full),
+    and implement the methods below. All search state lives in numpy arrays held by the solver.
+    """
+
+    name = "solver"
+    sense = "min"
+    exact = True  # True when a finished search certifies optimality (False for CART, DPDT)
+    events_per_iteration = 64
+
+    def kernel(self, level):
+        """The compiled kernel for a record level (``core.LEVEL_*``)."""
+        raise NotImplementedError
+
+    def advance(self, kernel, events, max_iterations):
+        """Call ``kernel`` on the state; return ``(n_events, status)``."""
+        raise NotImplementedError
+
+    def grow(self):
+        """Enlarge the array the kernel reported as full (after ``STATUS_GROW``)."""
+        raise NotImplementedError
+
+    def bounds(self):
+        """``(lower, upper)``: certified bounds on the optimal objective, in the objective's units."""
+        raise NotImplementedError
+
+    def incumbent(self):
+        """The best complete tree found so far (an :class:`odtlab.tree.Tree`)."""
+        raise NotImplementedError
+
+    @property
+    def iterations(self):
+        raise NotImplementedError
+
+    @property
+    def finished(self):
+        raise NotImplementedError
+
+    def stats(self):
+        """Algorithm counters (evaluations, memo size, ...) as a dict of plain numbers."""
+        return {}
+
+    def nbytes(self):
+        """Memory held by the search state, in bytes."""
+        return 0
+
+    feature_names = None  # set by the estimator; used in captions
+
+    def describe(self, event):
+        """A caption for ``event`` in the paper's words; solvers may add printable keys."""
+        return event.caption(self.feature_names)
+
+    def incumbent_value(self):
+        lower, upper = self.bounds()
+        return upper if self.sense == "min" else lower
+
+
+@dataclass
+class Result:
+    """What a search returns: the incumbent tree, its objective, certified bounds and a status.
+
+    ``lower_bound <= optimum <= upper_bound`` always holds, in the objective's own direction: for a
+    maximised objective (Branches' H_lambda) the incumbent is the lower bound, for a minimised one
+    (misclassifications) it is the upper bound. ``gap`` is their difference; it is 0 when optimal.
+    """
+
+    algorithm: str
+    tree: object
+    objective: float
+    lower_bound: float
+    upper_bound: float
+    optimal: bool
+    status: str
+    sense: str
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def gap(self):
+        return self.upper_bound - self.lower_bound
+
+    def as_dict(self):
+        out = {
+            "algorithm": self.algorithm,
+            "objective": float(self.objective),
+            "lower_bound": float(self.lower_bound),
+            "upper_bound": float(self.upper_bound),
+            "gap": float(self.gap),
+            "optimal": bool(self.optimal),
+            "status": self.status,
+            "sense": self.sense,
+        }
+        out.update(self.stats)
+        return out
+
+    def __repr__(self):
+        return (f"Result({self.algorithm}: objective={self.objective:.6g}, bounds=[{self.lower_bound:.6g}, "
+                f"{self.upper_bound:.6g}], status={self.status!r}, iterations={self.stats.get('iterations')})")
+
+
+@dataclass
+class Snapshot:
+    """The state of a search at one moment: incumbent tree, bounds and the bound history so far."""
+
+    tree: object
+    lower_bound: float
+    upper_bound: float
+    iterations: int
+    history: object  # pandas DataFrame: iteration, seconds, lower, upper
+
+
+class Search:
+    """Drive a :class:`Solver`: run to limits, step event by event, resume, snapshot.
+
+    ``record`` is the event level kept while running: "none" (compiled without any event code),
+    "summary" (one event per iteration) or "full" (every step). ``steps()`` always records at level
+    full unless told otherwise.
+    """
+
+    def __init__(self, solver, record="summary", buffer_size=None, keep_events=True):
+        if record not in core.LEVELS:
+            raise ValueError(f"record must be one of {sorted(core.LEVELS)}, not {record!r}")
+        self.solver = solver
+        self.record = record
+        self.keep_events = keep_events
+        size = buffer_size or max(4096, 4 * solver.events_per_iteration)
+        if size < 2 * solver.events_per_iteration:
+            raise ValueError(f"buffer_size must be at least {2 * solver.events_per_iteration} for {solver.name}")
+        self._buffer = np.zeros(size, dtype=core.EVENT_DTYPE)
+        self._chunks = []
+        self._history = []
+        self._seconds = 0.0
+        self._peak_bytes = 0
+        self._status = "running"
+        self._chunk_iterations = 16
+        self._note_bounds()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _note_bounds(self):
+        lower, upper = self.solver.bounds()
+        it = self.solver.iterations
+        if not self._history or self._history[-1][1:] != (lower, upper) or self._history[-1][0] != it:
+            self._history.append((it, lower, upper, self._seconds))
+        self._peak_bytes = max(self._peak_bytes, self.solver.nbytes() + self._buffer.nbytes)
+
+    def _call(self, level, max_iterations, memory_limit):
+        """One kernel call, growing arrays as asked: ``(records, status)``; status None = memory limit."""
+        kernel = self.solver.kernel(core.LEVELS[level])
+        parts = []
+        while True:
+            n, status = self.solver.advance(kernel, self._buffer, max_iterations)
+            parts.append(self._buffer[:n].copy())
+            if status != core.STATUS_GROW:
+                break
+            self.solver.grow()
+            if memory_limit is not None and self.solver.nbytes() > memory_limit:
+                status = None
+                break
+        records = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return records, status
+
+    def _finish_status(self):
+        if self.solver.finished:
+            return "optimal" if self.solver.exact else "done"
+        return None
+
+    # -- public API ----------------------------------------------------------------------------
+    @property
+    def done(self):
+        return self.solver.finished
+
+    @property
+    def status(self):
+        return self._status
+
+    def run(self, time_limit=None, max_iterations=None, memory_limit=None, progress=False):
+        """Advance until finished or a limit is hit, and return a :class:`Result`.
+
+        ``time_limit`` (seconds) and ``max_iterations`` count from this call; ``memory_limit`` (bytes)
+        caps the search state. Ctrl-C stops between kernel calls. Nothing is lost on a stop: the
+        result holds the incumbent tree and certified bounds, and ``run()`` again resumes.
+        """
+        for name, value in (("time_limit", time_limit), ("max_iterations", max_iterations),
+                            ("memory_limit", memory_limit)):
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive, got {value!r}")
+        start = time.perf_counter()
+        target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
+        bar = _progress_bar(progress, self.solver)
+        self._status = "running"
+        try:
+            while self._status == "running":
+                finished = self._finish_status()
+                if finished:
+                    self._status = finished
+                    break
+                if target is not None and self.solver.iterations >= target:
+                    self._status = "iteration_limit"
+                    break
+                elapsed = time.perf_counter() - start
+                if time_limit is not None and elapsed >= time_limit:
+                    self._status = "time_limit"
+                    break
+                budget = self._chunk_iterations
+                if target is not None:
+                    budget = min(budget, target - self.solver.iterations)
+                t0 = time.perf_counter()
+                records, status = self._call(self.record, budget, memory_limit)
+                dt = time.perf_counter() - t0
+                self._seconds += dt
+                if records.size and self.keep_events and self.record != "none":
+                    self._chunks.append(records)
+                self._note_bounds()
+                if status is None or (memory_limit is not None and self.solver.nbytes() > memory_limit):
+                    self._status = "memory_limit"
+                elif dt < 0.02:  # keep calls near 20-100 ms so limits and Ctrl-C act within ~0.1 s
+                    self._chunk_iterations = min(self._chunk_iterations * 2, 1 << 30)
+                elif dt > 0.1 and self._chunk_iterations > 1:
+                    self._chunk_iterations //= 2
+                if bar is not None:
+                    _update_bar(bar, self.solver)
+        except KeyboardInterrupt:
+            self._status = "interrupted"
+        finally:
+            if bar is not None:
+                bar.close()
+        return self.result()
+
+    def steps(self, record="full", max_iterations=None):
+        """Yield decoded events one by one, advancing one iteration per kernel call.
+
+        The generator can be abandoned and resumed: the search state stays consistent between
+        iterations, so ``run()`` or a new ``steps()`` continues from where it stopped.
+        """
+        if record not in core.LEVELS or record == "none":
+            raise ValueError("steps() needs record='summary' or 'full'")
+        done_iterations = 0
+        while not self.solver.finished:
+            if max_iterations is not None and done_iterations >= max_iterations:
+                return
+            before = self.solver.iterations
+            t0 = time.perf_counter()
+            records, status = self._call(record, 1, None)
+            self._seconds += time.perf_counter() - t0
+            done_iterations += max(self.solver.iterations - before, 1)
+            if records.size and self.keep_events:
+                self._chunks.append(records)
+            self._note_bounds()
+            for rec in records.tolist():
+                yield ev.decode(rec)
+        self._status = self._finish_status() or self._status
+
+    def events(self):
+        """All events recorded so far, as a record array."""
+        if not self._chunks:
+            return np.zeros(0, dtype=core.EVENT_DTYPE)
+        if len(self._chunks) > 1:
+            self._chunks = [np.concatenate(self._chunks)]
+        return self._chunks[0]
+
+    def trace(self):
+        """A pandas DataFrame of the recorded events (runs the search first if it never ran)."""
+        if not self._chunks and self.solver.iterations == 0 and not self.solver.finished:
+            self.run()
+        return ev.to_frame(self.events())
+
+    def history(self):
+        """The bound history: one row per kernel call that moved the bounds."""
+        import pandas as pd
+
+        return pd.DataFrame(self._history, columns=["iteration", "lower", "upper", "seconds"])
+
+    def snapshot(self):
+        """The incumbent tree, the current bounds and the bound history, at any point."""
+        lower, upper = self.solver.bounds()
+        return Snapshot(self.solver.incumbent(), lower, upper, self.solver.iterations, self.history())
+
+    def result(self):
+        """The current :class:`Result` (incumbent tree, objective, bounds, status, stats)."""
+        lower, upper = self.solver.bounds()
+        finished = self._finish_status()
+        status = finished or self._status
+        stats = {"iterations": int(self.solver.iterations), "seconds": self._seconds,
+                 "peak_memory": int(self._peak_bytes)}
+        stats.update(self.solver.stats())
+        return Result(self.solver.name, self.solver.incumbent(), self.solver.incumbent_value(), lower, upper,
+                      finished == "optimal", status, self.solver.sense, stats)
+
+    def describe(self, event):
+        """The solver's caption for an event, in the paper's words."""
+        return self.solver.describe(event)
+
+
+def _progress_bar(progress, solver):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(desc=solver.name, unit=" it", leave=True)
+
+
+def _update_bar(bar, solver):
+    lower, upper = solver.bounds()
+    bar.n = int(solver.iterations)
+    bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
+    bar.refresh()

@@ -1,0 +1,243 @@
+"""CART on the search runtime: the greedy baseline every optimal method is compared with.
+
+The kernel is :mod:`odtlab.core.cart`; this module holds its :class:`~odtlab.search.Solver`, the
+scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and the registry entry
+``odtlab solve cart``. CART certifies nothing about the optimum, so a finished CART search has status
+"done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below.
+"""
+import numpy as np
+from sklearn.utils import Bunch
+from sklearn.utils.validation import check_is_fitted
+
+from odtlab.core import cart as kernels
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.search import Solver
+from odtlab.solvers import SolverSpec, register
+from odtlab.tree import Tree
+
+_KERNELS = {}
+
+
+def cart_kernel(level):
+    """The compiled CART kernel for a record level (compiled once per process, cached on disk)."""
+    if level not in _KERNELS:
+        _KERNELS[level] = kernels.make_kernel(level)
+    return _KERNELS[level]
+
+
+class CARTSolver(Solver):
+    """State of one CART run: the row order, the frontier and the node table (see ``core.cart``)."""
+
+    name = "cart"
+    sense = "min"
+    exact = False
+    events_per_iteration = 2
+
+    def __init__(self, X, y, sample_weight=None, task="classification", criterion="gini", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
+                 n_classes=None):
+        self.X = np.ascontiguousarray(X, dtype=np.float64)
+        n = self.X.shape[0]
+        self.task = task
+        self.w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if task == "classification":
+            self.y = np.asarray(y, dtype=np.int64)
+            self.K = int(n_classes if n_classes is not None else self.y.max() + 1)
+            self.Y = self.y.astype(np.float64).reshape(-1, 1)
+            n_stats, n_value = self.K, self.K
+        else:
+            Y = np.asarray(y, dtype=np.float64)
+            self.Y = np.ascontiguousarray(Y.reshape(n, -1))
+            n_stats, n_value = 2 * self.Y.shape[1], self.Y.shape[1]
+        self.criterion = criterion
+        cap = max(2 * n - 1, 1)
+        self.order = np.arange(n, dtype=np.int64)
+        self.frontier = np.zeros((n + 1, kernels.F_COLS))
+        self.split = np.zeros(cap, dtype=np.int8)
+        self.feature = np.full(cap, -1, dtype=np.int64)
+        self.threshold = np.full(cap, np.nan)
+        self.left = np.full(cap, -1, dtype=np.int64)
+        self.right = np.full(cap, -1, dtype=np.int64)
+        self.node_value = np.zeros((cap, n_value))
+        self.node_weight = np.zeros(cap)
+        self.node_impurity = np.zeros(cap)
+        self.node_depth = np.zeros(cap, dtype=np.int64)
+        self.counters = np.zeros(5, dtype=np.int64)
+        self.params = np.array([kernels.CRITERIA[criterion], -1 if max_depth is None else max_depth,
+                                min_samples_split, min_samples_leaf, min_impurity_decrease,
+                                -1 if max_leaf_nodes is None else max_leaf_nodes, self.w.sum(), n_stats],
+                               dtype=np.float64)
+        self.feature_names = None
+        self.classes = None
+        self._cached = (-1, None)
+
+    # -- Solver contract ---------------------------------------------------------------------------
+    def kernel(self, level):
+        return cart_kernel(level)
+
+    def advance(self, kernel, events, max_iterations):
+        n, status = kernel(self.X, self.Y, self.w, self.order, self.frontier, self.split, self.feature,
+                           self.threshold, self.left, self.right, self.node_value, self.node_weight,
+                           self.node_impurity, self.node_depth, self.counters, self.params, events,
+                           max_iterations)
+        return int(n), int(status)
+
+    def grow(self):
+        raise RuntimeError("CART preallocates its arrays (at most 2n - 1 nodes); it never grows them")
+
+    @property
+    def iterations(self):
+        return int(self.counters[kernels.C_ITER])
+
+    @property
+    def finished(self):
+        return bool(self.counters[kernels.C_DONE])
+
+    def incumbent(self):
+        """The tree built so far; nodes still on the frontier are leaves."""
+        it = self.iterations
+        if self._cached[0] != it or self._cached[1] is None:
+            self._cached = (it, self._build_tree())
+        return self._cached[1]
+
+    def bounds(self):
+        tree = self.incumbent()
+        if self.task == "classification":
+            loss = float(np.dot(self.w, tree.predict_index(self.X) != self.y))
+        else:
+            pred = tree.predict_index(self.X)
+            loss = float(np.dot(self.w, ((pred - self.Y) ** 2).sum(axis=1)))
+        return 0.0, loss
+
+    def stats(self):
+        return {"nodes": int(self.counters[kernels.C_NODES]), "leaves_made": int(self.counters[kernels.C_LEAVES])}
+
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.order, self.frontier, self.split, self.feature, self.threshold,
+                                      self.left, self.right, self.node_value, self.node_weight,
+                                      self.node_impurity, self.node_depth))
+
+    # -- trees -------------------------------------------------------------------------------------
+    def _build_tree(self, collapse_below=None):
+        """Tree of the decided nodes, frontier children as leaves; optionally pruned at ``collapse_below``."""
+        m = int(self.counters[kernels.C_NODES])
+
+        def build(v):
+            if v < 0 or v >= m:
+                return {"leaf": True}
+            prune = collapse_below is not None and 0 <= self._collapse[v] <= collapse_below
+            if self.split[v] == 0 or prune:
+                return {"leaf": True}
+            return {"feature": int(self.feature[v]), "kind": "threshold", "threshold": float(self.threshold[v]),
+                    "children": [build(int(self.left[v])), build(int(self.right[v]))]}
+
+        tree = Tree.from_dict(build(0), self.X.shape[1], task=self.task, classes=self.classes,
+                              feature_names=self.feature_names)
+        if self.task == "classification":
+            if tree.classes is None:
+                tree.classes = np.arange(self.K)
+            return tree.fit_leaves(self.X, self.y, self.w)
+        return tree.fit_leaves(self.X, self.Y, self.w)
+
+    def pruning_path(self):
+        """Minimal cost-complexity pruning path of the finished tree (alphas, impurities)."""
+        m = int(self.counters[kernels.C_NODES])
+        alphas, impurities, self._collapse = kernels.pruning_path(
+            self.left[:m], self.right[:m], self.split[:m], self.node_weight[:m], self.node_impurity[:m],
+            float(self.w.sum()))
+        return alphas, impurities
+
+    def pruned(self, ccp_alpha):
+        """The subtree minimising R_alpha(T) = R(T) + alpha |leaves(T)| (Breiman et al. §3.3)."""
+        self.pruning_path()
+        return self._build_tree(collapse_below=ccp_alpha)
+
+
+class _CARTParams(TreeEstimator):
+    def _check_params(self):
+        if self.max_depth is not None and (int(self.max_depth) != self.max_depth or self.max_depth < 1):
+            raise ValueError(f"max_depth must be an integer >= 1 or None, got {self.max_depth!r}")
+        if int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2:
+            raise ValueError(f"min_samples_split must be an integer >= 2, got {self.min_samples_split!r}")
+        if int(self.min_samples_leaf) != self.min_samples_leaf or self.min_samples_leaf < 1:
+            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
+        if self.max_leaf_nodes is not None and self.max_leaf_nodes < 2:
+            raise ValueError(f"max_leaf_nodes must be >= 2 or None, got {self.max_leaf_nodes!r}")
+        if self.min_impurity_decrease < 0 or self.ccp_alpha < 0:
+            raise ValueError("min_impurity_decrease and ccp_alpha must be >= 0")
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
+
+    def _make_solver(self, X, y, sample_weight):
+        return CARTSolver(X, y, sample_weight, task=self._task, criterion=self.criterion,
+                          max_depth=self.max_depth, min_samples_split=self.min_samples_split,
+                          min_samples_leaf=self.min_samples_leaf,
+                          min_impurity_decrease=self.min_impurity_decrease, max_leaf_nodes=self.max_leaf_nodes,
+                          n_classes=len(self.classes_) if self._task == "classification" else None)
+
+    def fit(self, X, y, sample_weight=None):
+        super().fit(X, y, sample_weight)
+        if self.ccp_alpha > 0:
+            self.tree_ = self.search_.solver.pruned(self.ccp_alpha)
+        return self
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The weakest-link pruning path: ``Bunch(ccp_alphas, impurities)`` as in scikit-learn."""
+        search = self.search(X, y, sample_weight, record="none")
+        search.run()
+        alphas, impurities = search.solver.pruning_path()
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+    def get_depth(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.leaves
+
+
+class CARTClassifier(TreeClassifierMixin, _CARTParams):
+    """CART classification tree (Gini or entropy) in numba, with split events for the widgets.
+
+    Parameters follow scikit-learn's ``DecisionTreeClassifier``; ``record`` is the event level kept
+    during ``fit`` ("none", "summary", "full"), ``time_limit`` stops the build early (the tree so far,
+    with undecided nodes as leaves, is kept).
+    """
+
+    _criteria = ("gini", "entropy")
+
+    def __init__(self, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.record = record
+        self.time_limit = time_limit
+
+
+class CARTRegressor(TreeRegressorMixin, _CARTParams):
+    """CART regression tree (squared error) in numba; parameters as scikit-learn's DecisionTreeRegressor."""
+
+    _task = "regression"
+    _criteria = ("squared_error",)
+
+    def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.record = record
+        self.time_limit = time_limit
+
+
+register(SolverSpec("cart", CARTClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
+                    "CART (Gini), the greedy baseline"))

@@ -1,0 +1,154 @@
+"""CART in numba against scikit-learn's trees, its pruning path, the estimator contract and bad input."""
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import datasets as skd
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils.estimator_checks import check_estimator
+
+from odtlab.solvers.cart import CARTClassifier, CARTRegressor
+
+SETS = {"iris": skd.load_iris, "wine": skd.load_wine, "breast_cancer": skd.load_breast_cancer,
+        "digits": skd.load_digits}
+
+
+def leaf_impurity(tree_value, n_samples, leaves, criterion="gini"):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = tree_value[leaves] / n_samples[leaves, None]
+    imp = 1 - (p ** 2).sum(axis=1) if criterion == "gini" else -(np.where(p > 0, p * np.log2(p), 0)).sum(axis=1)
+    return float((n_samples[leaves] * imp).sum())
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_same_accuracy_size_and_impurity_as_sklearn_at_every_depth(name, criterion):
+    X, y = SETS[name](return_X_y=True)
+    for depth in (1, 2, 3, 4, 5, None):
+        ours = CARTClassifier(criterion=criterion, max_depth=depth).fit(X, y)
+        ref = DecisionTreeClassifier(criterion=criterion, max_depth=depth, random_state=0).fit(X, y)
+        assert ours.score(X, y) == ref.score(X, y), (name, depth)
+        assert ours.tree_.leaves == ref.get_n_leaves()
+        t = ours.tree_
+        ref_leaves = ref.tree_.children_left == -1
+        ref_imp = float((ref.tree_.weighted_n_node_samples * ref.tree_.impurity)[ref_leaves].sum())
+        ours_imp = leaf_impurity(t.value, t.n_samples, t.split == 0, criterion)
+        assert ours_imp == pytest.approx(ref_imp, rel=1e-9, abs=1e-9)
+
+
+def test_regression_matches_sklearn():
+    X, y = skd.load_diabetes(return_X_y=True)
+    for depth in (1, 2, 3, 5, 8):
+        ours = CARTRegressor(max_depth=depth).fit(X, y)
+        ref = DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, y)
+        assert ours.score(X, y) == pytest.approx(ref.score(X, y), rel=1e-12)
+        assert ours.tree_.leaves == ref.get_n_leaves()
+
+
+def test_multi_output_regression():
+    X, y = skd.load_diabetes(return_X_y=True)
+    Y = np.column_stack([y, -2 * y])
+    ours = CARTRegressor(max_depth=3).fit(X, Y)
+    assert ours.predict(X).shape == Y.shape
+    np.testing.assert_allclose(ours.predict(X)[:, 1], -2 * ours.predict(X)[:, 0])
+
+
+def test_sample_weights_match_sklearn():
+    X, y = skd.load_breast_cancer(return_X_y=True)
+    w = np.random.default_rng(0).integers(1, 4, size=len(y)).astype(float)
+    ours = CARTClassifier(max_depth=4).fit(X, y, sample_weight=w)
+    ref = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y, sample_weight=w)
+    assert ours.score(X, y) == ref.score(X, y)
+
+
+def test_min_samples_leaf_and_best_first_leaf_budget_match_sklearn():
+    X, y = skd.load_wine(return_X_y=True)
+    for kw in ({"min_samples_leaf": 5}, {"min_samples_split": 20}, {"max_leaf_nodes": 4}, {"max_leaf_nodes": 7}):
+        ours = CARTClassifier(**kw).fit(X, y)
+        ref = DecisionTreeClassifier(random_state=0, **kw).fit(X, y)
+        assert ours.score(X, y) == ref.score(X, y), kw
+        assert ours.tree_.leaves == ref.get_n_leaves(), kw
+
+
+def test_pruning_path_and_pruned_trees_match_sklearn():
+    X, y = skd.load_breast_cancer(return_X_y=True)
+    ours = CARTClassifier().cost_complexity_pruning_path(X, y)
+    ref = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(X, y)
+    np.testing.assert_allclose(ours.ccp_alphas, ref.ccp_alphas, rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(ours.impurities, ref.impurities, rtol=1e-9, atol=1e-15)
+    # between two path points the pruned tree is unique (at a path point float ties decide)
+    for a in (ref.ccp_alphas[:-1] + ref.ccp_alphas[1:]) / 2:
+        assert (CARTClassifier(ccp_alpha=a).fit(X, y).tree_.leaves
+                == DecisionTreeClassifier(ccp_alpha=a, random_state=0).fit(X, y).get_n_leaves())
+
+
+def test_xor_shows_the_greedy_split_gains_nothing():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    y = np.array([0, 1, 1, 0])
+    est = CARTClassifier(max_depth=2).fit(X, y)
+    assert est.score(X, y) == 1.0  # a zero-decrease root split is still made, as in scikit-learn
+    assert CARTClassifier(max_depth=1).fit(X, y).score(X, y) == 0.5
+
+
+def test_passes_the_scikit_learn_estimator_checks():
+    # Zero-weight rows still add candidate thresholds and count for min_samples_*, as in scikit-learn's
+    # own trees, so fitting with sample_weight is not the same as dropping or repeating rows.
+    expected = {"check_sample_weight_equivalence_on_dense_data": "zero-weight rows still define thresholds"}
+    for est in (CARTClassifier(), CARTRegressor()):
+        check_estimator(est, expected_failed_checks=expected)
+
+
+def test_pandas_categorical_input_keeps_names_and_unseen_categories_get_the_parent_class():
+    frame = pd.DataFrame({"colour": pd.Categorical(["red", "blue", "red", "green", "blue", "green"] * 5),
+                          "size": np.tile([1.0, 2.0, 3.0, 1.5, 2.5, 0.5], 5)})
+    y = (frame["colour"] == "red").astype(int).to_numpy()
+    est = CARTClassifier(max_depth=2).fit(frame, y)
+    assert "colour" in est.tree_.to_text()
+    assert est.score(frame, y) == 1.0
+    root_split_on_colour = est.tree_.feature[0] == 0
+    assert root_split_on_colour
+    new = pd.DataFrame({"colour": pd.Categorical(["purple", "red"]), "size": [1.0, 1.0]})
+    root_majority = est.classes_[est.tree_.prediction[0]]
+    np.testing.assert_array_equal(est.predict(new), [root_majority, 1])
+    with pytest.raises(ValueError, match="size"):
+        est.predict(pd.DataFrame({"colour": pd.Categorical(["red"]), "size": [np.nan]}))
+
+
+def test_string_column_without_categorical_dtype_is_refused():
+    frame = pd.DataFrame({"colour": ["red", "blue"] * 5, "size": np.arange(10.0)})
+    with pytest.raises(TypeError, match="colour"):
+        CARTClassifier().fit(frame, np.arange(10) % 2)
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[0.0], [np.nan]]), [0, 1], "NaN"),
+    (np.array([[0.0], [np.inf]]), [0, 1], "inf"),
+    (np.zeros((0, 2)), [], "0 sample"),
+    (np.array([[0.0], [1.0]]), [1, 1], "one class"),
+    (np.zeros(4), [0, 1, 0, 1], "2D"),
+])
+def test_bad_input_gets_a_clear_error(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        CARTClassifier().fit(X, y)
+
+
+@pytest.mark.parametrize("params, match", [({"max_depth": 0}, "max_depth"), ({"min_samples_leaf": 0}, "min_samples_leaf"),
+                                           ({"criterion": "gain"}, "criterion"), ({"ccp_alpha": -1}, "ccp_alpha")])
+def test_bad_parameters_get_a_clear_error(params, match):
+    with pytest.raises(ValueError, match=match):
+        CARTClassifier(**params).fit(np.eye(4), [0, 1, 0, 1])
+
+
+def test_predict_checks_the_number_of_features():
+    est = CARTClassifier().fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="features"):
+        est.predict(np.eye(3))
+
+
+def test_summary_has_the_cli_keys():
+    X, y = skd.load_iris(return_X_y=True)
+    est = CARTClassifier(max_depth=2).fit(X, y)
+    out = est.summary(X, y)
+    for key in ("objective", "train_accuracy", "misclassifications", "splits", "leaves", "depth", "optimal",
+                "lower_bound", "upper_bound", "iterations", "seconds", "status"):
+        assert key in out
+    assert out["misclassifications"] == 6 and out["status"] == "done" and out["optimal"] is False
