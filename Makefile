@@ -31,7 +31,7 @@ lab: $(VENV)/.installed-base
 	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
 
 tour: $(VENV)/.installed-base
-	$(PY) -m odtlab.cli tour
+	$(VENV)/bin/odtlab tour
 
 test: $(VENV)/.installed-test
 	$(MAKE) test-unit test-coverage test-notebooks

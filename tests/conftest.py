@@ -1,5 +1,8 @@
 """Shared test set-up: benchmark data from ODTLAB_DATA (../shared/data beside the checkout by default)."""
+import functools
+import http.server
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,3 +22,53 @@ def shared_data():
     if os.environ.get("CI"):
         pytest.fail("ODTLAB_DATA does not point at the benchmark data (../shared/data) in CI")
     pytest.skip("benchmark data not available on this machine (set ODTLAB_DATA)")
+
+
+@pytest.fixture
+def isolated_cache(monkeypatch, tmp_path):
+    """Keep a test away from the user's data cache and mirror settings."""
+    monkeypatch.setenv("ODTLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("ODTLAB_MIRROR", raising=False)
+
+
+class LoopbackServer:
+    """A ThreadingHTTPServer on 127.0.0.1 (a free port) serving one folder; it records GET paths."""
+
+    def __init__(self, folder):
+        self.requests = []
+        outer = self
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def do_GET(self):
+                outer.requests.append(self.path)
+                super().do_GET()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self):
+        if self.thread.is_alive():
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.thread.join(5)
+
+
+@pytest.fixture
+def serve():
+    """Start loopback servers over folders: ``serve(folder).url``; all are shut down after the test."""
+    servers = []
+
+    def start(folder):
+        servers.append(LoopbackServer(folder))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()

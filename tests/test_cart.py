@@ -19,7 +19,11 @@ def leaf_impurity(tree_value, n_samples, leaves, criterion="gini"):
     return float((n_samples[leaves] * imp).sum())
 
 
-@pytest.mark.parametrize("name", sorted(SETS))
+BIG = pytest.mark.jit_only  # minutes as plain Python
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", pytest.param("breast_cancer", marks=BIG),
+                                  pytest.param("digits", marks=BIG)])
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_same_accuracy_size_and_impurity_as_sklearn_at_every_depth(name, criterion):
     X, y = SETS[name](return_X_y=True)
@@ -69,6 +73,7 @@ def test_min_samples_leaf_and_best_first_leaf_budget_match_sklearn():
         assert ours.tree_.leaves == ref.get_n_leaves(), kw
 
 
+@BIG
 def test_pruning_path_and_pruned_trees_match_sklearn():
     X, y = skd.load_breast_cancer(return_X_y=True)
     ours = CARTClassifier().cost_complexity_pruning_path(X, y)
@@ -89,6 +94,7 @@ def test_xor_shows_the_greedy_split_gains_nothing():
     assert CARTClassifier(max_depth=1).fit(X, y).score(X, y) == 0.5
 
 
+@BIG
 def test_passes_the_scikit_learn_estimator_checks():
     # Zero-weight rows still add candidate thresholds and count for min_samples_*, as in scikit-learn's
     # own trees, so fitting with sample_weight is not the same as dropping or repeating rows.

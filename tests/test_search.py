@@ -1,7 +1,7 @@
 """The search runtime contract, exercised with the CART kernel (the simplest real kernel)."""
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_wine
+from sklearn.datasets import load_wine
 
 from odtlab import events as ev
 from odtlab.core import events as core
@@ -11,7 +11,7 @@ from odtlab.solvers.cart import CARTSolver
 
 @pytest.fixture(scope="module")
 def data():
-    X, y = load_breast_cancer(return_X_y=True)
+    X, y = load_wine(return_X_y=True)
     return X, y
 
 

@@ -69,11 +69,14 @@ def solve(name, dataset, **options):
     """Fit algorithm ``name`` on a named data set and return the summary the CLI prints as JSON."""
     from odtlab import datasets
 
+    import pandas as pd
+
     data = datasets.load(dataset) if isinstance(dataset, str) else dataset
+    X = pd.DataFrame(data.X, columns=data.feature_names)  # the tree then prints the data set's names
     est = make_estimator(name, **options)
-    est.fit(data.X, data.y)
+    est.fit(X, data.y)
     out = {"algorithm": name, "dataset": data.name}
-    out.update(est.summary(data.X, data.y))
+    out.update(est.summary(X, data.y))
     return out
 
 

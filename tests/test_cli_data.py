@@ -1,0 +1,99 @@
+"""`odtlab data list|info|fetch` through odtlab.cli.main, with a loopback HTTP mirror for fetch."""
+import hashlib
+import json
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from odtlab import cli, datasets
+
+
+pytestmark = pytest.mark.usefixtures("isolated_cache")
+
+
+@pytest.fixture
+def root(shared_data):
+    """The shared benchmark folder (conftest's ``shared_data``) as an absolute path."""
+    return Path(os.path.abspath(shared_data))
+
+
+@pytest.fixture
+def mirror(root, serve):
+    """The shared data folder served on loopback."""
+    return serve(root).url
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_json(root, capsys):
+    code, out, err = run(capsys, "data", "list", "--json")
+    assert code == 0 and err == ""
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert set(rows) == set(datasets.names())
+    assert rows["dl/anneal"] == {**rows["dl/anneal"], "kind": "binary", "n": 812, "n_features": 93,
+                                 "n_classes": 2, "available": True}
+    assert rows["dl/letter"]["available"] is False
+    assert rows["quantbnb/bank"]["n_test"] == 275 and rows["gen/xor"]["n"] == 4
+
+
+def test_list_table_and_collection(root, capsys):
+    code, out, _ = run(capsys, "data", "list", "--collection", "branches")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["name", "kind", "task", "n", "test", "features", "classes",
+                                              "available"]
+    assert len(lines) == 1 + len(datasets.names("branches"))
+    balance = next(line.split() for line in lines if line.startswith("branches/balance-o "))
+    assert balance == ["branches/balance-o", "categorical", "classification", "625", "4", "3", "yes"]
+    code, out, _ = run(capsys, "data", "list", "--available", "--collection", "dl")
+    assert "dl/anneal" in out and "dl/letter" not in out
+
+
+def test_info(root, capsys):
+    code, out, _ = run(capsys, "data", "info", "quantbnb/bank", "--json")
+    meta = json.loads(out)
+    assert code == 0 and meta["available"] and meta["format"] == "quantbnb-json" and meta["n_test"] == 275
+    code, out, _ = run(capsys, "data", "info", "dl/letter")
+    assert code == 0 and any(line.split() == ["available", "no"] for line in out.splitlines())
+
+
+def test_fetch_through_loopback_mirror(root, mirror, tmp_path, capsys):
+    code, out, err = run(capsys, "data", "fetch", "branches/balance-o", "--mirror", mirror, "--dest", str(tmp_path))
+    path = Path(out.strip())
+    assert code == 0 and err == ""
+    assert path == tmp_path / "branches/preprocessed/balance-o.txt"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == datasets.info("branches/balance-o")["sha256"]
+
+
+def test_errors_are_one_line_with_exit_code_2(capsys, tmp_path):
+    code, out, err = run(capsys, "data", "info", "dl/anneel")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("odtlab: error: unknown data set 'dl/anneel'")
+    assert "dl/anneal" in err
+    code, _, err = run(capsys, "data", "fetch", "dl/letter", "--dest", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "--no-verify" in err
+    code, _, err = run(capsys, "data", "list", "--collection", "uci")
+    assert code == 2 and err.startswith("odtlab: error: unknown collection 'uci'")
+
+
+def test_usage_errors_return_2(capsys):
+    assert cli.main([]) == 2
+    assert cli.main(["data"]) == 2
+    assert cli.main(["data", "frobnicate"]) == 2
+    assert cli.main(["data", "list", "--help"]) == 0
+    capsys.readouterr()
+
+
+def test_data_commands_work_without_a_solve_command(monkeypatch, capsys):
+    """If odtlab.solvers has no add_solve_command, `data` still works and `solve` explains why."""
+    monkeypatch.setitem(sys.modules, "odtlab.solvers", types.ModuleType("odtlab.solvers"))
+    code, out, _ = run(capsys, "data", "info", "gen/xor", "--json")
+    assert code == 0 and json.loads(out)["n"] == 4
+    code, _, err = run(capsys, "solve", "cart", "gen/xor")
+    assert code == 2 and err.startswith("odtlab: error: the solve command is not available")

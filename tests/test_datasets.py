@@ -1,0 +1,326 @@
+"""odtlab.datasets: every shipped benchmark file loads with the sizes the briefs record, the generated
+and scikit-learn sets load, encodings reproduce the published files, and errors say what to do.
+
+Benchmark files come from ODTLAB_DATA through conftest's ``shared_data`` fixture, which fails (not
+skips) in CI when the folder is missing.
+"""
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from odtlab import datasets
+from odtlab.datasets import ChecksumError, MissingDataError, UnknownDatasetError
+
+MANIFEST = {e["name"]: e for e in json.loads(datasets.MANIFEST.read_text())["datasets"]}
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache(monkeypatch, tmp_path):
+    """Isolate every test from the user's cache and mirror settings."""
+    monkeypatch.setenv("ODTLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("ODTLAB_MIRROR", raising=False)
+
+
+@pytest.fixture
+def root(shared_data):
+    """The shared benchmark folder (conftest's ``shared_data``) as an absolute path."""
+    return Path(os.path.abspath(shared_data))
+
+
+# Sizes from briefs/peers_and_data.md §2 (DL table, Branches list, Quant-BnB table) and SOURCES.md:
+# name -> (n, features, classes) ; quantbnb: (n_train, n_test, features, classes or None)
+EXPECTED = {
+    "dl/anneal": (812, 93, 2), "dl/audiology": (216, 148, 2), "dl/australian-credit": (653, 125, 2),
+    "dl/breast-wisconsin": (683, 120, 2), "dl/diabetes": (768, 112, 2), "dl/german-credit": (1000, 112, 2),
+    "dl/heart-cleveland": (296, 95, 2), "dl/hepatitis": (137, 68, 2), "dl/hypothyroid": (3247, 88, 2),
+    "dl/ionosphere": (351, 445, 2), "dl/kr-vs-kp": (3196, 73, 2), "dl/lymph": (148, 68, 2),
+    "dl/mushroom": (8124, 119, 2), "dl/pendigits": (7494, 216, 2), "dl/primary-tumor": (336, 31, 2),
+    "dl/segment": (2310, 235, 2), "dl/soybean": (630, 50, 2), "dl/tic-tac-toe": (958, 27, 2),
+    "dl/vote": (435, 48, 2), "dl/zoo-1": (101, 36, 2),
+    "branches/monk1-o": (124, 6, 2), "branches/monk1-l": (124, 11, 2), "branches/monk1-f": (124, 11, 2),
+    "branches/monk1": (124, 17, 2), "branches/monk2-o": (169, 6, 2), "branches/monk2-f": (169, 11, 2),
+    "branches/monk2": (169, 17, 2), "branches/monk3-o": (122, 6, 2), "branches/monk3-f": (122, 11, 2),
+    "branches/monk3": (122, 17, 2),
+    "branches/tic-tac-toe-o": (958, 9, 2), "branches/tic-tac-toe-f": (958, 18, 2),
+    "branches/tic-tac-toe": (958, 27, 2), "branches/car-eval-o": (1728, 6, 4),
+    "branches/car-eval-f": (1728, 15, 4), "branches/car-eval": (1728, 21, 4),
+    "branches/nursery-o": (12960, 8, 5), "branches/nursery-f": (12960, 19, 5), "branches/nursery": (12960, 27, 5),
+    "branches/mushroom-o": (8124, 22, 2), "branches/mushroom-f": (8124, 95, 2), "branches/mushroom": (8124, 117, 2),
+    "branches/kr-vs-kp": (3196, 73, 2), "branches/zoo-o": (101, 16, 7), "branches/zoo-f": (101, 20, 7),
+    "branches/zoo": (101, 36, 7), "branches/lymph-o": (148, 18, 4), "branches/lymph-f": (148, 41, 4),
+    "branches/lymph": (148, 59, 4), "branches/balance-o": (625, 4, 3), "branches/balance-f": (625, 16, 3),
+    "branches/balance": (625, 20, 3),
+    "quantbnb/bank": (1097, 275, 4, 2), "quantbnb/bidding": (5056, 1265, 9, 2), "quantbnb/page": (4378, 1095, 10, 5),
+    "quantbnb/raisin": (720, 180, 7, 2), "quantbnb/rice": (3048, 762, 7, 2), "quantbnb/segment": (1848, 462, 18, 7),
+    "quantbnb/wilt": (4339, 500, 5, 2), "quantbnb/concrete": (824, 206, 8, None),
+    "quantbnb/fish": (726, 182, 6, None), "quantbnb/qsar": (436, 110, 8, None),
+    "gosdt/monk1": (124, 17, 2), "gosdt/monk2": (169, 17, 2), "gosdt/tic-tac-toe": (958, 18, 2),
+}
+
+DATA_GLOBS = ("murtree-data/DL/*.txt", "pydl8.5/*.txt", "branches/preprocessed/*.txt", "quant-bnb/*/*.json",
+              "gosdt-guesses/*.csv")
+
+
+def _check_kind(ds):
+    if ds.kind == "binary":
+        assert ds.X.dtype == np.int64 and set(np.unique(ds.X)) <= {0, 1}
+        assert np.all(ds.n_categories == 2)
+    elif ds.kind == "categorical":
+        assert ds.X.dtype == np.int64 and ds.X.min() >= 0
+        assert ds.n_categories.dtype == np.int64 and np.all(ds.X < ds.n_categories)
+    else:
+        assert ds.X.dtype == np.float64 and np.isfinite(ds.X).all() and ds.n_categories is None
+    if ds.task == "classification":
+        assert ds.y.dtype == np.int64 and ds.y.min() >= 0 and ds.y.max() < ds.n_classes
+    else:
+        assert ds.y.dtype == np.float64 and ds.n_classes is None
+
+
+def test_every_shared_file_maps_to_a_manifest_name_that_loads(root):
+    by_path = {e["path"]: name for name, e in MANIFEST.items()}
+    files = sorted(str(p.relative_to(root)) for g in DATA_GLOBS for p in root.glob(g)
+                   if p.name != "LICENSE.txt")
+    assert len(files) >= 60  # 19 DL + zoo-1 + 31 Branches + 10 Quant-BnB + 3 GOSDT in shared/data
+    unmapped = [f for f in files if f not in by_path]
+    assert not unmapped, f"data files without a manifest entry: {unmapped}"
+    for f in files:
+        name = by_path[f]
+        e = MANIFEST[name]
+        ds = datasets.load(name)
+        assert Path(ds.source) == root / f
+        assert (ds.n_samples, ds.n_features) == (e["n"], e["n_features"]), name
+        assert (ds.kind, ds.task, ds.n_classes) == (e["kind"], e["task"], e["n_classes"]), name
+        _check_kind(ds)
+        exp = EXPECTED[name]
+        if name.startswith("quantbnb/"):
+            assert (ds.n_samples, ds.X_test.shape[0], ds.n_features, ds.n_classes) == exp, name
+            assert ds.X_test.shape[1] == ds.n_features and ds.y_test.shape[0] == ds.X_test.shape[0]
+            assert ds.y.ndim == 1
+        else:
+            assert (ds.n_samples, ds.n_features, ds.n_classes) == exp, name
+            assert ds.X_test is None and ds.y_test is None
+
+
+def test_named_examples(root):
+    anneal = datasets.load("dl/anneal")
+    assert (anneal.n_samples, anneal.n_features, anneal.kind, anneal.n_classes) == (812, 93, "binary", 2)
+    balance = datasets.load("branches/balance-o")
+    assert (balance.n_samples, balance.n_classes, balance.kind) == (625, 3, "categorical")
+    assert balance.n_categories.tolist() == [5, 5, 5, 5]
+    mushroom = datasets.load("branches/mushroom-o")
+    assert mushroom.n_categories.min() == 1  # a single-category feature is kept
+    bank = datasets.load("quantbnb/bank")
+    assert (bank.n_samples, bank.X_test.shape[0], bank.n_features) == (1097, 275, 4)
+    assert bank.class_names == ["0", "1"]
+    segment = datasets.load("quantbnb/segment")
+    assert segment.class_names == ["6", "3", "2", "7", "1", "4", "5"]  # the JSON's Class order
+    assert set(np.unique(segment.y)) == set(range(7))
+    gosdt = datasets.load("gosdt/monk1")
+    assert gosdt.feature_names[0] == "head_shape_round" and gosdt.n_features == 17
+
+
+@pytest.mark.parametrize("stem", ["monk1", "monk2", "monk3", "tic-tac-toe", "car-eval", "nursery", "mushroom",
+                                  "zoo", "lymph", "balance"])
+def test_one_hot_of_ordinal_files_reproduces_the_branches_files(root, stem):
+    """Branches' full and -f files are one_hot(-o codes) with no / the first category dropped."""
+    for suffix, enc in (("", "one-hot"), ("-f", "one-hot-first")) + ((("-l", "one-hot-last"),)
+                                                                    if stem == "monk1" else ()):
+        encoded = datasets.load(f"branches/{stem}-o", encoding=enc)
+        published = datasets.load(f"branches/{stem}{suffix}")
+        assert encoded.kind == "binary" and encoded.encoding == enc == published.encoding
+        np.testing.assert_array_equal(encoded.X, published.X)
+        np.testing.assert_array_equal(encoded.y, published.y)
+        assert len(encoded.encoder) == encoded.n_features
+
+
+def test_midpoints_binarisation_matches_quantbnb_table6(root):
+    """Table 6's "equiv. conv." column is sum over features of (u(f) - 1) on the training data."""
+    for name, width in {"bank": 4078, "raisin": 5032}.items():
+        ds = datasets.load(f"quantbnb/{name}", encoding="midpoints")
+        assert ds.n_features == width and ds.kind == "binary"
+        assert ds.X_test.shape == (datasets.load(f"quantbnb/{name}").X_test.shape[0], width)
+    q = datasets.load("quantbnb/bank", encoding="quantiles", n_quantiles=4)
+    assert q.n_features <= 4 * 3 and q.feature_names[0].startswith("x0 > ")
+
+
+def test_regression_and_frames(root):
+    concrete = datasets.load("quantbnb/concrete")
+    assert concrete.task == "regression" and concrete.y.shape == (824,) and concrete.y_test.shape == (206,)
+    df = concrete.frame(test=True)
+    assert df.shape == (206, 9) and df["label"].dtype == np.float64
+    car = datasets.load("branches/car-eval-o").frame()
+    assert isinstance(car["x0"].dtype, pd.CategoricalDtype) and list(car.columns)[-1] == "label"
+    assert isinstance(car["label"].dtype, pd.CategoricalDtype) and car.shape == (1728, 7)
+    with pytest.raises(ValueError, match="no test split"):
+        datasets.load("dl/vote").frame(test=True)
+
+
+SKLEARN = {"iris": (150, 4, 3), "wine": (178, 13, 3), "breast_cancer": (569, 30, 2), "digits": (1797, 64, 10)}
+
+
+@pytest.mark.parametrize("name", sorted(SKLEARN))
+def test_sklearn_sets(name):
+    ds = datasets.load(f"sklearn/{name}")
+    assert (ds.n_samples, ds.n_features, ds.n_classes) == SKLEARN[name]
+    assert ds.kind == "continuous" and ds.source == "sklearn"
+    _check_kind(ds)
+
+
+def test_sklearn_regression():
+    ds = datasets.load("sklearn/diabetes")
+    assert (ds.task, ds.X.shape, ds.y.dtype, ds.n_classes) == ("regression", (442, 10), np.float64, None)
+
+
+@pytest.mark.parametrize("name", [n for n in datasets.names("gen")])
+def test_every_generated_set_loads_deterministically(name):
+    a, b = datasets.load(name), datasets.load(name)
+    _check_kind(a)
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    assert a.source == "generated"
+    info = datasets.info(name)
+    assert (info["n"], info["n_features"], info["kind"]) == (a.n_samples, a.n_features, a.kind)
+
+
+def test_worked_examples_match_the_briefs():
+    xor = datasets.load("gen/xor")
+    assert xor.X.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]] and xor.y.tolist() == [0, 1, 1, 0]
+    patho = datasets.load("gen/dpdt-pathological")
+    assert patho.n_samples == 10_000 and abs((patho.y == 0).mean() - 0.2592) < 1e-12  # DPDT brief §5.3(c)
+    x = datasets.load("gen/xor-dpdt", n=500, seed=3)
+    assert np.array_equal(x.y, (np.floor(2 * x.X[:, 0]) + np.floor(2 * x.X[:, 1])) % 2)
+    mt = datasets.load("gen/murtree-example")
+    assert mt.feature_names == ["a", "b", "c"] and np.flatnonzero(mt.y).tolist() == [2, 5]  # D+ = {3, 6}
+    qb = datasets.load("gen/quantbnb-example")
+    assert len(np.unique(qb.X[:, 0])) == 5 and qb.class_names == [1, 2]  # u(1) = 5
+    toy = datasets.load("gen/encoding-toy")
+    assert toy.n_categories.tolist() == [4] and toy.y.tolist() == [1, 0, 1, 0]
+    assert toy.frame()["X"].tolist() == [1, 2, 3, 4]
+    hot = datasets.load("gen/encoding-toy", encoding="one-hot-last")
+    assert hot.feature_names == ["X=1", "X=2", "X=3"] and hot.X.tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 1],
+                                                                             [0, 0, 0]]
+
+
+def test_random_generators_parameters():
+    rc = datasets.load("gen/random-categorical", n=50, q=3, C=[2, 3, 5], K=3, seed=1)
+    assert rc.X.shape == (50, 3) and rc.n_categories.tolist() == [2, 3, 5] and rc.n_classes == 3
+    assert np.all(rc.X < rc.n_categories)
+    assert not np.array_equal(rc.X, datasets.load("gen/random-categorical", n=50, q=3, C=[2, 3, 5], seed=2).X)
+    rb = datasets.load("gen/random-binary", n=30, q=5, K=4, seed=7)
+    assert rb.X.shape == (30, 5) and rb.n_classes == 4
+    ties = datasets.load("gen/random-continuous", n=100, p=3, distinct=4)
+    assert all(len(np.unique(ties.X[:, j])) <= 4 for j in range(3))
+    reg = datasets.load("gen/random-continuous", task="regression", m=2)
+    assert reg.task == "regression" and reg.y.shape == (200, 2) and reg.frame().columns[-1] == "label_1"
+    binar = datasets.load("gen/random-continuous", n=40, p=2, encoding="midpoints")
+    assert binar.n_features == 2 * 39  # u - 1 columns for u distinct values
+    with pytest.raises(TypeError, match="allowed: n, q, K, seed"):
+        datasets.load("gen/random-binary", depth=3)
+    with pytest.raises(ValueError, match="K must be an integer >= 2"):
+        datasets.load("gen/random-binary", K=1)
+    with pytest.raises(ValueError, match="C must be an int or a list of q=2"):
+        datasets.load("gen/random-categorical", q=2, C=[2, 2, 2])
+    with pytest.raises(TypeError, match="takes no parameters"):
+        datasets.load("sklearn/iris", n=3)
+
+
+def test_unknown_encoding_lists_the_allowed_ones():
+    with pytest.raises(ValueError, match="allowed: ordinal, one-hot, one-hot-first, one-hot-last"):
+        datasets.load("gen/encoding-toy", encoding="onehot")
+    with pytest.raises(ValueError, match="allowed: raw, midpoints, quantiles"):
+        datasets.load("sklearn/iris", encoding="ordinal")
+    with pytest.raises(ValueError, match="allowed: binary"):
+        datasets.load("gen/xor", encoding="midpoints")
+    with pytest.raises(TypeError, match="n_quantiles only applies"):
+        datasets.load("sklearn/iris", encoding="midpoints", n_quantiles=3)
+
+
+def test_names_and_collections(root):
+    everything = datasets.names()
+    assert set(MANIFEST) <= set(everything) and "sklearn/iris" in everything and "gen/xor" in everything
+    assert all(n.startswith("quantbnb/") for n in datasets.names("quantbnb"))
+    available = datasets.names(available_only=True)
+    assert "dl/anneal" in available and "dl/letter" not in available and "gen/xor" in available
+    assert "dl/letter" in datasets.names("dl")
+    with pytest.raises(ValueError, match="collections: dl, branches, quantbnb, gosdt, sklearn, gen"):
+        datasets.names("uci")
+    meta = datasets.info("dl/anneal")
+    assert meta["available"] and Path(meta["file"]) == root / "murtree-data/DL/anneal.txt"
+    assert meta["url"].startswith("https://raw.githubusercontent.com/MurTree/murtree-data/65d54d1")
+    assert len(meta["sha256"]) == 64 and meta["format"] == "dl" and meta["license"] == "MIT"
+    letter = datasets.info("dl/letter")
+    assert (letter["available"], letter["sha256"], letter["file"]) == (False, None, None)
+
+
+def test_manifest_is_consistent():
+    for name, e in MANIFEST.items():
+        assert name.startswith(e["collection"] + "/")
+        assert e["format"] in ("dl", "branches", "quantbnb-json", "gosdt-csv")
+        assert e["url"].startswith("https://raw.githubusercontent.com/") and "/" not in e["path"][:1]
+        assert e["sha256"] is None or len(e["sha256"]) == 64
+        if e["collection"] == "quantbnb":
+            assert e["task"] in ("classification", "regression")
+
+
+def test_unknown_name_suggests_close_matches():
+    with pytest.raises(UnknownDatasetError) as info:
+        datasets.load("anneal")
+    assert isinstance(info.value, KeyError)
+    message = str(info.value)
+    assert message.startswith("unknown data set 'anneal'; did you mean dl/anneal")
+    assert "collections dl, branches, quantbnb, gosdt, sklearn, gen" in message
+    with pytest.raises(UnknownDatasetError, match="did you mean branches/car-eval-o"):
+        datasets.load("branches/careval-o")
+
+
+def test_missing_file_names_file_search_path_and_command(monkeypatch, tmp_path):
+    empty, cache = tmp_path / "empty", tmp_path / "cache"
+    empty.mkdir()
+    monkeypatch.setenv("ODTLAB_DATA", str(empty))
+    monkeypatch.setenv("ODTLAB_CACHE", str(cache))
+    assert datasets.data_paths()[:2] == [empty, cache]
+    with pytest.raises(MissingDataError) as info:
+        datasets.load("dl/anneal")
+    assert isinstance(info.value, FileNotFoundError)
+    message = str(info.value)
+    for part in ("murtree-data/DL/anneal.txt", str(empty), str(cache), "`odtlab data fetch dl/anneal`"):
+        assert part in message
+    assert datasets.names("dl", available_only=True) == []
+
+
+def test_letter_is_missing_even_with_shared_data(root):
+    with pytest.raises(MissingDataError, match=r"odtlab data fetch dl/letter` \(the manifest has no sha256"):
+        datasets.load("dl/letter")
+
+
+def test_search_path_order(root, monkeypatch, tmp_path):
+    """The first root holding the file wins; the shared folder is used for what the first lacks."""
+    first = tmp_path / "first"
+    (first / "murtree-data/DL").mkdir(parents=True)
+    shutil.copy(root / "murtree-data/DL/vote.txt", first / "murtree-data/DL/vote.txt")
+    monkeypatch.setenv("ODTLAB_DATA", os.pathsep.join([str(first), str(root)]))
+    assert Path(datasets.load("dl/vote").source) == first / "murtree-data/DL/vote.txt"
+    assert Path(datasets.load("dl/hepatitis").source) == root / "murtree-data/DL/hepatitis.txt"
+
+
+def test_corrupt_file_raises_checksum_error(root, monkeypatch, tmp_path):
+    src = root / "murtree-data/DL/hepatitis.txt"
+    bad = tmp_path / "root/murtree-data/DL/hepatitis.txt"
+    bad.parent.mkdir(parents=True)
+    data = bytearray(src.read_bytes())
+    data[2] = ord("1") if data[2] == ord("0") else ord("0")  # flip one feature value
+    bad.write_bytes(bytes(data))
+    monkeypatch.setenv("ODTLAB_DATA", str(tmp_path / "root"))
+    with pytest.raises(ChecksumError) as info:
+        datasets.load("dl/hepatitis")
+    assert isinstance(info.value, ValueError)
+    message = str(info.value)
+    assert str(bad) in message and MANIFEST["dl/hepatitis"]["sha256"] in message
+    assert info.value.actual != info.value.expected and info.value.actual in message
+    with pytest.raises(ChecksumError):  # the cached digest still rejects it
+        datasets.load("dl/hepatitis")

@@ -1,0 +1,54 @@
+"""The set-up files agree with each other: pyproject, environment.yml, Makefile, CI and README."""
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _requirement(spec):
+    """('numpy', '>=1.26') from a pip or conda requirement ('nbval=0.11.*' is conda for '==0.11.*')."""
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", spec)
+    name, version = m.group(1).lower(), m.group(2).replace(" ", "")
+    if re.match(r"^=[^=]", version):
+        version = "=" + version
+    return name, version
+
+
+def _pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return project["dependencies"], project["optional-dependencies"]
+
+
+def _environment():
+    conda, pip, in_pip = [], [], False
+    text = (ROOT / "environment.yml").read_text()
+    for line in text[text.index("dependencies:"):].splitlines():
+        stripped = line.split("#")[0].rstrip()
+        if stripped.strip() == "- pip:":
+            in_pip = True
+            continue
+        m = re.match(r"^\s*-\s+(.+)$", stripped)
+        if not m:
+            continue
+        entry = m.group(1).strip()
+        (pip if in_pip and line.startswith(" " * 6) else conda).append(entry)
+    return conda, pip
+
+
+def test_environment_yml_has_the_same_packages_and_versions_as_pyproject():
+    runtime, extras = _pyproject()
+    conda, pip = _environment()
+    conda_reqs = dict(_requirement(s) for s in conda if not s.startswith(("python", "pip")))
+    pip_reqs = dict(_requirement(s) for s in pip if not s.startswith("-e"))
+    assert conda_reqs == dict(_requirement(s) for s in runtime + extras["test"])
+    assert pip_reqs == dict(_requirement(s) for s in extras["peers"])
+
+
+def test_readme_commands_exist_and_ci_runs_the_test_command():
+    readme = (ROOT / "README.md").read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("lab", "test"):
+        assert f"make {target}" in readme
+        assert re.search(rf"^{target}:", makefile, re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
