@@ -23,8 +23,11 @@ $(VENV)/.installed-base: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
+# tools/install_browser.sh: Debian's Chromium and two JS files for the browser tests (it says loudly
+# what it cannot install; tests/test_browser.py then fails in CI rather than skipping).
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[test,peers]"
+	-bash tools/install_browser.sh $(PY)
 	touch $@ $(VENV)/.installed-base
 
 lab: $(VENV)/.installed-base

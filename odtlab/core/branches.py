@@ -1,0 +1,840 @@
+"""Branches (Chaouki, Read, Bifet): the numba kernel of the best-first search over multi-way branches.
+
+A *branch* l is a conjunction of tests ``X_i = j`` with each feature at most once (brief §1.2). The search
+keeps, per branch, an upper bound R(l) >= R*(l) (the best regularised accuracy of a subtree rooted at l),
+the incumbent lower bound G(l) (the paper's ``value_greedy``), and, once l is expanded, one split record
+per unused feature holding Q(l, i) = -lambda + sum_j R(l ∧ X_i = j) (Eqs. 5-6). New branches start at the
+Purification Bound R = max{H, P - lambda} (Prop 4.2, Eq. 8); a branch whose errors are at most lambda * n
+is a settled leaf at birth. One iteration is Selection, Expansion and Backpropagation (Section 4.2 and
+Appendix D.2), written from the corrected pseudocode of the brief (§2.6; the printed Algorithm 1 of
+Appendix E has the slips E1-E7 of brief §2.8).
+
+Exact arithmetic (brief pitfall 4): with lambda = p / D, every value is an int64 in units of 1 / (n * D).
+A leaf is worth H = D * n_{k*}(l) and the Purification Bound of a split is P - lambda = D * n(l) - p * n.
+Ties are therefore real ties, broken by the documented rules; a float implementation (the paper's)
+breaks some of them by rounding noise, which is why its iteration counts differ slightly.
+
+What is stored (brief §2.4-2.5, pitfalls 14-15). A branch's values change only once it is expanded:
+before that R = P - lambda and G = H are fixed by its counts. So the memo holds the *expanded* branches
+(and the root), keyed by their canonical key, and a child that is not an expanded branch is written
+inline in its parent's child slot as its counts (n(l), n_{k*}). That covers children complete at birth
+(settled: errors <= lambda * n, empty, or without split actions) and open children not yet expanded.
+When Selection reaches an open inline child, the expansion stores it in the memo and re-points the slot
+of every expanded parent (the branch minus one of its tests, looked up by key) to it, so every parent
+reads its current values exactly as with a memo of all branches: the search, its iteration counts and
+its trees are those of the paper's algorithm. A child that is not memoised is re-counted when another
+parent is expanded; the expansion counts all its children anyway. No row lists are kept either: an
+expansion rebuilds the rows of its branch as a bitset (the AND of its tests' row bitsets, Appendix D.2's
+data extraction) and counts classes per category with popcounts, or with one pass over the row list
+when that is shorter.
+
+State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW``):
+
+* ``ND`` (int64, one 64-byte row per memo branch, the fields Selection and Backpropagation touch): R, G,
+  H, first split record (-1 before expansion: only the root, before the first iteration), flags, number
+  of split actions, best incumbent feature (-1: leaf), depth S(l).
+* ``NC`` (int32, one row per memo branch, read for events and trees): n(l), n_{k*}, majority class,
+  completion reason.
+* ``KEYS`` (int64, W words per branch): the canonical key as a mixed-radix code (brief §2.4): feature i
+  adds (j + 1) * RADIX[i] to word WORD[i], so the key is independent of the order of the tests and a
+  child's key is its parent's plus one term. W > 1 once the radix product passes 62 bits (one-hot data).
+* ``TABLE`` (int64, size x 2, size a power of two): open addressing, (node id, first key word), with
+  ``OCC`` (uint64) the bitmap of its occupied slots.
+* ``RC`` (int64, one row of 3 + max C_i words per split record): Q, done (sum of R over children moved
+  to the complete side), feature * 2^32 + number of open children (cleaned lazily, brief §2.3), then one
+  slot per child in category order: ``node * 4 + open`` for a memo branch, ``n(l) * 2^32 + n_{k*} * 4 +
+  2 + open`` for an inline child. A record and its children share a cache line or two, which is what
+  Selection and Backpropagation read at every level. The records of a branch are contiguous and kept in
+  binary max-heap order in place, so the best split is always the branch's first record (ties: pitfall 3).
+* ``CN`` (int64): counters, so the search resumes exactly between calls.
+"""
+import numpy as np
+
+from odtlab.core._jit import njit
+from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE,
+                                STATUS_GROW, emit)
+
+# ---- parameters PA ---------------------------------------------------------------------------------------
+P_N, P_Q, P_K, P_LAM, P_DEN, P_MAXDEPTH, P_RULE, P_TIE, P_W, P_CMAX, P_EPI = range(11)
+N_PARAMS = 11
+RULE_MIN_G, RULE_MIN_H, RULE_FIRST = 0, 1, 2
+TIE_PAPER, TIE_PROVEN = 0, 1
+
+# ---- counters CN -----------------------------------------------------------------------------------------
+(C_ITER, C_EVALS, C_NODES, C_RECS, C_EXPANDED, C_LAZY, C_INIT, C_GROW, C_NEED_NODES,
+ C_NEED_RECS) = range(10)
+N_COUNTERS = 10
+GROW_NODES, GROW_RECS = 1, 2
+
+# ---- node tables ------------------------------------------------------------------------------------------
+D_R, D_G, D_H, D_REC, D_FLAGS, D_NACT, D_BEST, D_DEPTH = range(8)
+ND_COLS = 8
+I_N, I_NBEST, I_PRED, I_REASON = range(4)
+NC_COLS = 4
+F_COMPLETE, F_EXPANDED, F_LEAF, F_SETTLED, F_MEMO_HIT = 1, 2, 4, 8, 16
+
+# completion reasons (NodeCompleted.reason, brief §6.2)
+REASON_NONE, REASON_NO_ACTIONS, REASON_SETTLED, REASON_LEAF, REASON_SPLIT = -1, 0, 1, 2, 3
+
+# ---- split records and child slots ------------------------------------------------------------------------
+R_Q, R_DONE, R_META, R_KIDS = range(4)  # R_KIDS + j: the slot of the child of category j
+_LOW32 = (1 << 32) - 1
+S_OPEN, S_INLINE = 1, 2
+_COUNT_MASK = (1 << 30) - 1
+MAX_ROWS = _COUNT_MASK  # n(l) and n_{k*} of an inline child take 30 bits each
+
+# ---- event kinds (Branches block 64..95, odtlab.core.events) ----------------------------------------------
+EV_INIT = 64
+EV_ITERATION_START = 65
+EV_SELECT_STEP = 66
+EV_SELECT_CANDIDATE = 67
+EV_SELECTION = 68
+EV_CHILD_EVALUATED = 69
+EV_SPLIT_SCORED = 70
+EV_EXPANSION = 71
+EV_BACKPROP_STEP = 72
+EV_CHILD_CLOSED = 73
+EV_NODE_COMPLETED = 74
+EV_ITERATION_END = 75
+EV_TERMINATED = 76
+
+_M30 = (1 << 30) - 1
+
+
+def events_per_iteration(n_categories, splittable, max_depth):
+    """An upper bound on the records one iteration writes at level full: the selection steps with their
+    candidates, one expansion with every child and split, and the backpropagation of the whole path."""
+    C = np.asarray(n_categories, dtype=np.int64)[np.asarray(splittable, dtype=bool)]
+    q = int(C.size)
+    cmax = int(C.max()) if q else 1
+    path = q if max_depth is None or max_depth < 0 else min(q, int(max_depth))
+    selection = path * (1 + cmax) + 1  # SelectStep + SelectCandidate per open child, Selection
+    expansion = 2 * int(C.sum()) + q + 2  # ChildEvaluated (+ NodeCompleted) per child, SplitScored, Expansion
+    backprop = path * (2 + cmax)  # BackpropStep + NodeCompleted + ChildClosed per child
+    return 4 + selection + expansion + backprop
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the memo: open addressing over mixed-radix keys
+# ------------------------------------------------------------------------------------------------------------
+
+@njit(inline="always")
+def _mix(h, w):
+    """Fold one key word into the hash without int64 overflow (so it runs the same without JIT)."""
+    h = ((h & _M30) * 2654435761) ^ (h >> 30)
+    h ^= (w & _M30) * 2246822519
+    h ^= ((w >> 30) & _M30) * 3266489917
+    h ^= (w >> 60) * 668265263
+    return h ^ (h >> 29)
+
+
+@njit
+def lookup(TABLE, OCC, KEYS, key):
+    """Find ``key`` in the memo: ``(node, slot)``, node -1 when absent (``slot`` is then the free slot).
+
+    ``OCC`` is a bitmap of the occupied slots, small enough to stay in cache: most keys looked up are not
+    in the memo, and an empty first slot answers without touching the table."""
+    h = 0x5BD1E995
+    W = key.shape[0]
+    for w in range(W):
+        h = _mix(h, key[w])
+    mask = TABLE.shape[0] - 1
+    s = h & mask
+    if (OCC[s >> 6] >> np.uint64(s & 63)) & np.uint64(1) == np.uint64(0):
+        return -1, s
+    while True:
+        v = TABLE[s, 0]
+        if v < 0:
+            return -1, s
+        if TABLE[s, 1] == key[0]:
+            same = True
+            for w in range(1, W):
+                if KEYS[v, w] != key[w]:
+                    same = False
+                    break
+            if same:
+                return v, s
+        s = (s + 1) & mask
+
+
+@njit(inline="always")
+def insert(TABLE, OCC, slot, v, key0):
+    TABLE[slot, 0] = v
+    TABLE[slot, 1] = key0
+    OCC[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
+
+
+@njit
+def rehash(TABLE, OCC, KEYS, n_nodes):
+    """Fill an empty table (all -1, bitmap all 0) with nodes 0..n_nodes-1 (after the driver enlarged it)."""
+    for v in range(n_nodes):
+        node, s = lookup(TABLE, OCC, KEYS, KEYS[v])
+        insert(TABLE, OCC, s, v, KEYS[v, 0])
+
+
+# ------------------------------------------------------------------------------------------------------------
+# split records: a binary max-heap in place over each expanded branch's records (ties: brief §7 pitfall 3)
+# ------------------------------------------------------------------------------------------------------------
+
+@njit(inline="always")
+def rec_feature(RC, r):
+    return RC[r, R_META] >> 32
+
+
+@njit(inline="always")
+def rec_open(RC, r):
+    return RC[r, R_META] & _LOW32
+
+
+@njit(inline="always")
+def _better(RC, a, b, tie):
+    """Does record a come before record b? Larger Q first; on equal Q the paper's heapq order puts the
+    smaller done sum first (the less proven split, ``TIE_PAPER``), ``TIE_PROVEN`` the larger; then the
+    smaller feature index."""
+    qa = RC[a, R_Q]
+    qb = RC[b, R_Q]
+    if qa != qb:
+        return qa > qb
+    da = RC[a, R_DONE]
+    db = RC[b, R_DONE]
+    if da != db:
+        return da < db if tie == TIE_PAPER else da > db
+    return RC[a, R_META] < RC[b, R_META]  # the feature sits in the high bits
+
+
+@njit
+def sift_down(RC, base, size, pos, tie):
+    """Restore the heap order of records base..base+size-1 below position ``pos`` (records are swapped)."""
+    while True:
+        c = 2 * pos + 1
+        if c >= size:
+            return
+        if c + 1 < size and _better(RC, base + c + 1, base + c, tie):
+            c += 1
+        if not _better(RC, base + c, base + pos, tie):
+            return
+        for f in range(RC.shape[1]):
+            tmp = RC[base + pos, f]
+            RC[base + pos, f] = RC[base + c, f]
+            RC[base + c, f] = tmp
+        pos = c
+
+
+@njit
+def runner_up(RC, base, size, tie):
+    """The record ranked second in a branch's heap (a child of the top), or -1."""
+    if size < 2:
+        return -1
+    if size > 2 and _better(RC, base + 2, base + 1, tie):
+        return base + 2
+    return base + 1
+
+
+@njit
+def refresh(ND, NC, RC, v):
+    """REFRESH of brief §2.6: R(l) = max{H(l), Q(l, top)}; l is complete when the leaf wins (ties go to the
+    leaf) or when the top split has no open child. Returns the completion reason, or REASON_NONE."""
+    top = ND[v, D_REC]
+    q = RC[top, R_Q]
+    h = ND[v, D_H]
+    ND[v, D_R] = h if h >= q else q
+    if ND[v, D_FLAGS] & F_COMPLETE:
+        return REASON_NONE
+    if h >= q:
+        ND[v, D_FLAGS] |= F_COMPLETE | F_LEAF
+        NC[v, I_REASON] = REASON_LEAF
+        return REASON_LEAF
+    if rec_open(RC, top) == 0:
+        ND[v, D_FLAGS] |= F_COMPLETE
+        NC[v, I_REASON] = REASON_SPLIT
+        return REASON_SPLIT
+    return REASON_NONE
+
+
+# ------------------------------------------------------------------------------------------------------------
+# branches
+# ------------------------------------------------------------------------------------------------------------
+
+@njit(inline="always")
+def popcount(x):
+    """Number of set bits of a uint64 (SWAR, no multiplication, so it also runs without JIT)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    x = x + (x >> np.uint64(8))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(32))
+    return np.int64(x & np.uint64(0x7F))
+
+
+@njit
+def bitset_rows(RB, rows):
+    """Write the indices of the set bits of the bitset RB into ``rows``; return their number."""
+    m = 0
+    for w in range(RB.shape[0]):
+        word = RB[w]
+        while word != np.uint64(0):
+            low = word & (~word + np.uint64(1))
+            rows[m] = w * 64 + popcount(low - np.uint64(1))
+            m += 1
+            word ^= low
+    return m
+
+
+@njit
+def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
+    """NEW_NODE of brief §2.6: store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
+    v = CN[C_NODES]
+    CN[C_NODES] = v + 1
+    CN[C_EVALS] += 1
+    for w in range(key.shape[0]):
+        KEYS[v, w] = key[w]
+    insert(TABLE, OCC, slot, v, key[0])
+    h = PA[P_DEN] * n_best
+    bound = PA[P_DEN] * n_l - PA[P_LAM]
+    ND[v, D_H] = h
+    ND[v, D_G] = h
+    ND[v, D_REC] = -1
+    ND[v, D_NACT] = 0
+    ND[v, D_BEST] = -1
+    ND[v, D_DEPTH] = depth
+    NC[v, I_N] = n_l
+    NC[v, I_NBEST] = n_best
+    NC[v, I_PRED] = pred
+    if h >= bound:  # errors <= lambda * n: a settled leaf
+        ND[v, D_R] = h
+        ND[v, D_FLAGS] = F_COMPLETE | F_LEAF | F_SETTLED
+        NC[v, I_REASON] = REASON_SETTLED
+    elif not has_actions:
+        ND[v, D_R] = h
+        ND[v, D_FLAGS] = F_COMPLETE | F_LEAF
+        NC[v, I_REASON] = REASON_NO_ACTIONS
+    else:
+        ND[v, D_R] = bound
+        ND[v, D_FLAGS] = 0
+        NC[v, I_REASON] = REASON_NONE
+    return v
+
+
+@njit
+def init_root(y, PA, WORD, CN, ND, NC, KEYS, TABLE, OCC):
+    """Evaluate the root before the loop (brief pitfall 6): R(Omega) = max{H, 1 - lambda}."""
+    n = PA[P_N]
+    counts = np.zeros(PA[P_K], np.int64)
+    for r in range(n):
+        counts[y[r]] += 1
+    pred = 0
+    for k in range(counts.shape[0]):
+        if counts[k] > counts[pred]:
+            pred = k
+    key = np.zeros(PA[P_W], np.int64)
+    for w in range(key.shape[0]):
+        KEYS[0, w] = 0
+    has_actions = PA[P_MAXDEPTH] != 0 and (WORD >= 0).any()
+    node, slot = lookup(TABLE, OCC, KEYS, key)
+    return new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, 0, n, counts[pred], pred, has_actions)
+
+
+@njit(inline="always")
+def inline_slot(n_l, n_best, is_open):
+    return (n_l << 32) | (n_best << 2) | S_INLINE | (S_OPEN if is_open else 0)
+
+
+@njit(inline="always")
+def inline_n(s):
+    return s >> 32
+
+
+@njit(inline="always")
+def inline_best(s):
+    return (s >> 2) & _COUNT_MASK
+
+
+@njit
+def select_child(ND, RC, r, c_i, rule, den):
+    """The open child Selection follows: min G (V-late D.2 and the authors' code), min H (V-early) or the
+    first open one; ties go to the lowest category. An inline child has G = H. Returns its category."""
+    best = -1
+    best_val = 0
+    for j in range(c_i):
+        s = RC[r, R_KIDS + j]
+        if s & S_OPEN == 0:
+            continue
+        if rule == RULE_FIRST:
+            return j
+        if s & S_INLINE:
+            val = den * inline_best(s)
+        elif rule == RULE_MIN_G:
+            val = ND[s >> 2, D_G]
+        else:
+            val = ND[s >> 2, D_H]
+        if best < 0 or val < best_val:
+            best = j
+            best_val = val
+    return best
+
+
+@njit
+def find_record(ND, RC, v, feature):
+    """The split record of expanded branch v for ``feature`` (records are in heap order)."""
+    base = ND[v, D_REC]
+    for r in range(base, base + ND[v, D_NACT]):
+        if rec_feature(RC, r) == feature:
+            return r
+    return -1
+
+
+@njit
+def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
+    """Point the inline slot of branch v in every expanded parent (v minus one test) to its memo node."""
+    W = PA[P_W]
+    for t in range(n_test):
+        f = test_f[t]
+        for w in range(W):
+            key[w] = KEYS[v, w]
+        key[WORD[f]] -= (test_c[t] + 1) * RADIX[f]
+        p, slot = lookup(TABLE, OCC, KEYS, key)
+        if p < 0 or ND[p, D_REC] < 0:
+            continue
+        r = find_record(ND, RC, p, f)
+        if RC[r, R_KIDS + test_c[t]] & S_INLINE:
+            RC[r, R_KIDS + test_c[t]] = v * 4 + S_OPEN
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the kernel
+# ------------------------------------------------------------------------------------------------------------
+
+def make_kernel(level):
+    """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
+
+    ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, events,
+    max_iterations) -> (n_events, status)`` runs at most ``max_iterations`` iterations of Selection,
+    Expansion and Backpropagation (Section 4.2, brief §2.6). ``Xt`` holds the codes feature-major (q x n),
+    ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
+    changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
+    selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
+    """
+
+    @njit
+    def kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, events,
+               max_iterations):
+        n = PA[P_N]
+        q = PA[P_Q]
+        K = PA[P_K]
+        lam = PA[P_LAM]
+        den = PA[P_DEN]
+        maxdepth = PA[P_MAXDEPTH]
+        rule = PA[P_RULE]
+        tie = PA[P_TIE]
+        W = PA[P_W]
+        cmax = PA[P_CMAX]
+        epi = PA[P_EPI]
+        scale = 1.0 / (n * den)
+        root = 0
+        k = 0
+
+        if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
+            if k + epi > events.shape[0]:
+                return k, STATUS_BUFFER
+            CN[C_INIT] = 1
+            flags = ND[root, D_FLAGS]
+            k = emit(events, k, CN[C_ITER], EV_INIT, 0, flags, root, -1, -1, lam * scale,
+                     ND[root, D_R] * scale, ND[root, D_G] * scale, n, q, K, ND[root, D_H] * scale,
+                     NC[root, I_N] * den * scale)
+            if flags & F_COMPLETE:
+                k = emit(events, k, CN[C_ITER], EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
+                         ND[root, D_R] * scale, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_ITER],
+                         CN[C_EVALS], CN[C_NODES], 0.0, CN[C_EXPANDED] * 1.0)
+        if ND[root, D_FLAGS] & F_COMPLETE:
+            return k, STATUS_DONE
+
+        path = np.empty(q + 2, np.int64)
+        key = np.empty(W, np.int64)
+        test_f = np.empty(q + 1, np.int64)
+        test_c = np.empty(q + 1, np.int64)
+        act = np.empty(q, np.int64)
+        rows = np.empty(n, np.int64)
+        cnt = np.zeros(cmax, np.int64)
+        ccnt = np.zeros(cmax * K, np.int64)
+        used = np.zeros(q, np.bool_)
+        nw = YB.shape[1]
+        RB = np.empty(nw, np.uint64)
+        pk = np.zeros(K, np.int64)
+
+        done_it = 0
+        while done_it < max_iterations:
+            if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
+                return k, STATUS_BUFFER
+            k_start = k
+            it = CN[C_ITER]
+            if level >= LEVEL_FULL:
+                k = emit(events, k, it, EV_ITERATION_START, 0, 0, root, -1, -1, 0.0, ND[root, D_R] * scale,
+                         ND[root, D_G] * scale, CN[C_NODES], CN[C_EVALS], CN[C_EXPANDED],
+                         (ND[root, D_R] - ND[root, D_G]) * scale, 0.0)
+
+            # ---- Selection (reads only): follow each branch's best split, which is its first record ----
+            v = root
+            plen = 0
+            path[0] = root
+            inline = -1  # slot of the selected child when it is not in the memo yet
+            while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
+                r = ND[v, D_REC]
+                i = rec_feature(RC, r)
+                j = select_child(ND, RC, r, CAT[i], rule, den)
+                s = RC[r, R_KIDS + j]
+                if level >= LEVEL_FULL:
+                    ru = runner_up(RC, r, ND[v, D_NACT], tie)
+                    ru_q = np.nan
+                    ru_f = -1.0
+                    if ru >= 0:
+                        ru_q = RC[ru, R_Q] * scale
+                        ru_f = rec_feature(RC, ru) * 1.0
+                    k = emit(events, k, it, EV_SELECT_STEP, ND[v, D_DEPTH], rec_open(RC, r), v,
+                             path[plen - 1] if plen > 0 else -1, i, RC[r, R_Q] * scale, ND[v, D_R] * scale,
+                             ND[v, D_G] * scale, -1 if s & S_INLINE else s >> 2, j, rule, ru_q, ru_f)
+                    for jj in range(CAT[i]):
+                        sj = RC[r, R_KIDS + jj]
+                        if sj & S_OPEN == 0:
+                            continue
+                        fl = 1 if jj == j else 0
+                        if sj & S_INLINE:
+                            hj = den * inline_best(sj)
+                            k = emit(events, k, it, EV_SELECT_CANDIDATE, ND[v, D_DEPTH] + 1, fl, -1, v, i,
+                                     jj * 1.0, (den * inline_n(sj) - lam) * scale, hj * scale, inline_n(sj),
+                                     inline_best(sj), 0, hj * scale, 0.0)
+                        else:
+                            c = sj >> 2
+                            if ND[c, D_FLAGS] & F_COMPLETE:
+                                fl |= 2
+                            k = emit(events, k, it, EV_SELECT_CANDIDATE, ND[c, D_DEPTH], fl, c, v, i, jj * 1.0,
+                                     ND[c, D_R] * scale, ND[c, D_G] * scale, NC[c, I_N], NC[c, I_NBEST], 0,
+                                     ND[c, D_H] * scale, 0.0)
+                test_f[plen] = i  # the branch's tests are the steps of the path
+                test_c[plen] = j
+                plen += 1
+                if s & S_INLINE:
+                    inline = r  # the record holding it; its category is test_c[plen - 1]
+                    break
+                v = s >> 2
+                path[plen] = v
+            lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0
+
+            # ---- room for the expansion (nothing changed yet) ----
+            n_act = 0
+            if not lazy:
+                if maxdepth < 0 or plen < maxdepth:
+                    for t in range(plen):
+                        used[test_f[t]] = True
+                    for i in range(q):
+                        if WORD[i] >= 0 and not used[i]:
+                            act[n_act] = i
+                            n_act += 1
+                    for t in range(plen):
+                        used[test_f[t]] = False
+                grow = 0
+                if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
+                    grow |= GROW_NODES
+                if CN[C_RECS] + n_act > RC.shape[0]:
+                    grow |= GROW_RECS
+                if grow:
+                    CN[C_GROW] = grow
+                    CN[C_NEED_NODES] = CN[C_NODES] + 1
+                    CN[C_NEED_RECS] = CN[C_RECS] + n_act
+                    return k_start, STATUS_GROW
+
+            # ---- Expansion ----
+            if not lazy:
+                # the branch's rows as a bitset, the AND of its tests (Appendix D.2's data extraction)
+                for w in range(nw):
+                    RB[w] = YB[0, w]
+                    for kk in range(1, K):
+                        RB[w] |= YB[kk, w]
+                for t in range(plen):
+                    for w in range(nw):
+                        RB[w] &= BITS[test_f[t], test_c[t], w]
+                for kk in range(K):
+                    pk[kk] = 0
+                    for w in range(nw):
+                        pk[kk] += popcount(RB[w] & YB[kk, w])
+                if inline >= 0:  # store the selected branch in the memo and link its expanded parents
+                    s = RC[inline, R_KIDS + test_c[plen - 1]]
+                    pred = 0
+                    for kk in range(1, K):
+                        if pk[kk] > pk[pred]:
+                            pred = kk
+                    for w in range(W):
+                        key[w] = KEYS[v, w]
+                    key[WORD[test_f[plen - 1]]] += (test_c[plen - 1] + 1) * RADIX[test_f[plen - 1]]
+                    c, slot = lookup(TABLE, OCC, KEYS, key)
+                    v = new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, plen, inline_n(s), inline_best(s),
+                                 pred, True)
+                    CN[C_EVALS] -= 1  # it was counted when its parent was expanded
+                    path[plen] = v
+                    link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen, test_f, test_c, key)
+            leaf = v
+            if level >= LEVEL_FULL:
+                k = emit(events, k, it, EV_SELECTION, ND[leaf, D_DEPTH], 1 if lazy else 0, leaf,
+                         path[plen - 1] if plen > 0 else -1, test_f[plen - 1] if plen > 0 else -1, 0.0,
+                         ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, plen + 1, n_act, 0, ND[leaf, D_H] * scale,
+                         0.0)
+            if lazy:
+                CN[C_LAZY] += 1
+            else:
+                r_before = ND[leaf, D_R]
+                depth_c = plen + 1
+                child_actions = n_act > 1 and (maxdepth < 0 or depth_c < maxdepth)
+                m = NC[leaf, I_N]
+                listed = False
+                rec0 = CN[C_RECS]
+                for w in range(W):
+                    key[w] = KEYS[leaf, w]
+                for a in range(n_act):
+                    i = act[a]
+                    c_i = CAT[i]
+                    r = rec0 + a
+                    wi = WORD[i]
+                    # class counts of every category of feature i: popcounts of bitset intersections
+                    # (the last category and the last class by subtraction, V-early B.2) or one pass over
+                    # the row list, whichever touches less memory
+                    if (c_i - 1) * K * nw <= 3 * m:
+                        for kk in range(K):
+                            ccnt[(c_i - 1) * K + kk] = pk[kk]
+                        cnt[c_i - 1] = m
+                        for j in range(c_i - 1):
+                            tot = 0
+                            for w in range(nw):
+                                tot += popcount(RB[w] & BITS[i, j, w])
+                            cnt[j] = tot
+                            cnt[c_i - 1] -= tot
+                            for kk in range(K - 1):
+                                s_jk = 0
+                                for w in range(nw):
+                                    s_jk += popcount(RB[w] & BITS[i, j, w] & YB[kk, w])
+                                ccnt[j * K + kk] = s_jk
+                                tot -= s_jk
+                            ccnt[j * K + K - 1] = tot
+                            for kk in range(K):
+                                ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
+                    else:
+                        if not listed:
+                            bitset_rows(RB, rows)
+                            listed = True
+                        for j in range(c_i):
+                            cnt[j] = 0
+                        for t in range(c_i * K):
+                            ccnt[t] = 0
+                        for t in range(m):
+                            row = rows[t]
+                            c = Xt[i, row]
+                            cnt[c] += 1
+                            ccnt[c * K + y[row]] += 1
+                    q_sum = -lam
+                    g_sum = -lam
+                    done = 0
+                    n_open = 0
+                    for j in range(c_i):
+                        best_k = 0
+                        for kk in range(1, K):
+                            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
+                                best_k = kk
+                        n_best = ccnt[j * K + best_k]
+                        h = den * n_best
+                        bound = den * cnt[j] - lam
+                        settled = h >= bound
+                        if settled or not child_actions:  # complete at birth: a leaf for good
+                            CN[C_EVALS] += 1
+                            RC[r, R_KIDS + j] = inline_slot(cnt[j], n_best, False)
+                            q_sum += h
+                            g_sum += h
+                            done += h
+                            if level >= LEVEL_FULL:
+                                fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
+                                k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, fl, -1, leaf, i, j * 1.0,
+                                         h * scale, h * scale, cnt[j], n_best, best_k, h * scale, bound * scale)
+                                k = emit(events, k, it, EV_NODE_COMPLETED, depth_c, fl, -1, leaf, i, j * 1.0,
+                                         h * scale, h * scale, REASON_SETTLED if settled else REASON_NO_ACTIONS,
+                                         0, 0, 0.0, 0.0)
+                            continue
+                        key[wi] = KEYS[leaf, wi] + (j + 1) * RADIX[i]
+                        c, slot = lookup(TABLE, OCC, KEYS, key)
+                        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
+                            CN[C_EVALS] += 1
+                            RC[r, R_KIDS + j] = inline_slot(cnt[j], n_best, True)
+                            q_sum += bound
+                            g_sum += h
+                            n_open += 1
+                            if level >= LEVEL_FULL:
+                                k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, 0, -1, leaf, i, j * 1.0,
+                                         bound * scale, h * scale, cnt[j], n_best, best_k, h * scale, bound * scale)
+                            continue
+                        q_sum += ND[c, D_R]
+                        g_sum += ND[c, D_G]
+                        if ND[c, D_FLAGS] & F_COMPLETE:
+                            done += ND[c, D_R]
+                            RC[r, R_KIDS + j] = c * 4
+                        else:
+                            n_open += 1
+                            RC[r, R_KIDS + j] = c * 4 + S_OPEN
+                        if level >= LEVEL_FULL:
+                            k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, ND[c, D_FLAGS] | F_MEMO_HIT, c,
+                                     leaf, i, j * 1.0, ND[c, D_R] * scale, ND[c, D_G] * scale, cnt[j], n_best,
+                                     best_k, h * scale, bound * scale)
+                    key[wi] = KEYS[leaf, wi]
+                    RC[r, R_Q] = q_sum
+                    RC[r, R_DONE] = done
+                    RC[r, R_META] = (i << 32) | n_open
+                    if g_sum > ND[leaf, D_G]:
+                        ND[leaf, D_G] = g_sum
+                        ND[leaf, D_BEST] = i
+                    if level >= LEVEL_FULL:
+                        k = emit(events, k, it, EV_SPLIT_SCORED, plen, 1 if n_open == 0 else 0, leaf, -1, i,
+                                 q_sum * scale, r_before * scale, g_sum * scale, n_open, c_i, 0,
+                                 (done - lam) * scale, 0.0)
+                CN[C_RECS] = rec0 + n_act
+                for pos in range(n_act // 2 - 1, -1, -1):
+                    sift_down(RC, rec0, n_act, pos, tie)
+                ND[leaf, D_REC] = rec0
+                ND[leaf, D_NACT] = n_act
+                ND[leaf, D_FLAGS] |= F_EXPANDED
+                CN[C_EXPANDED] += 1
+                reason = refresh(ND, NC, RC, leaf)
+                if level >= LEVEL_FULL:
+                    k = emit(events, k, it, EV_EXPANSION, plen, ND[leaf, D_FLAGS], leaf, -1, rec_feature(RC, rec0),
+                             RC[rec0, R_Q] * scale, ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, reason,
+                             ND[leaf, D_BEST], n_act, r_before * scale, ND[leaf, D_H] * scale)
+                    if reason != REASON_NONE:
+                        k = emit(events, k, it, EV_NODE_COMPLETED, plen, ND[leaf, D_FLAGS], leaf,
+                                 path[plen - 1] if plen > 0 else -1,
+                                 rec_feature(RC, rec0) if reason == REASON_SPLIT else -1, 0.0,
+                                 ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+
+            # ---- Backpropagation, from the selected branch's parent up to the root ----
+            for t in range(plen - 1, -1, -1):
+                v = path[t]
+                r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
+                q_before = RC[r, R_Q]
+                r_before = ND[v, D_R]
+                g_before = ND[v, D_G]
+                i = rec_feature(RC, r)
+                done = RC[r, R_DONE]
+                n_open = rec_open(RC, r)
+                q_sum = -lam + done
+                g_sum = -lam + done
+                removed = 0
+                for j in range(CAT[i]):
+                    s = RC[r, R_KIDS + j]
+                    if s & S_OPEN == 0:
+                        continue
+                    if s & S_INLINE:  # not expanded yet
+                        q_sum += den * inline_n(s) - lam
+                        g_sum += den * inline_best(s)
+                        continue
+                    c = s >> 2
+                    if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (brief erratum E2)
+                        done += ND[c, D_R]
+                        q_sum += ND[c, D_R]
+                        g_sum += ND[c, D_R]
+                        RC[r, R_KIDS + j] = c * 4
+                        n_open -= 1
+                        removed += 1
+                        if level >= LEVEL_FULL:
+                            k = emit(events, k, it, EV_CHILD_CLOSED, ND[c, D_DEPTH], 0, c, v, i, j * 1.0,
+                                     ND[c, D_R] * scale, ND[c, D_G] * scale, 0, 0, 0, 0.0, 0.0)
+                    else:
+                        q_sum += ND[c, D_R]
+                        g_sum += ND[c, D_G]
+                RC[r, R_DONE] = done
+                RC[r, R_META] = (i << 32) | n_open
+                RC[r, R_Q] = q_sum
+                if g_sum > ND[v, D_G]:
+                    ND[v, D_G] = g_sum
+                    ND[v, D_BEST] = i
+                sift_down(RC, r, ND[v, D_NACT], 0, tie)
+                reason = refresh(ND, NC, RC, v)
+                if level >= LEVEL_FULL:
+                    fl = 1 if rec_feature(RC, r) != i else 0
+                    if reason != REASON_NONE:
+                        fl |= 2
+                    if ND[v, D_G] > g_before:
+                        fl |= 4
+                    k = emit(events, k, it, EV_BACKPROP_STEP, t, fl, v, path[t + 1], i, q_sum * scale,
+                             ND[v, D_R] * scale, ND[v, D_G] * scale, removed, rec_feature(RC, r), reason,
+                             q_before * scale, r_before * scale)
+                    if reason != REASON_NONE:
+                        k = emit(events, k, it, EV_NODE_COMPLETED, t, ND[v, D_FLAGS], v,
+                                 path[t - 1] if t > 0 else -1,
+                                 rec_feature(RC, r) if reason == REASON_SPLIT else -1, 0.0, ND[v, D_R] * scale,
+                                 ND[v, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+
+            CN[C_ITER] = it + 1
+            done_it += 1
+            finished = (ND[root, D_FLAGS] & F_COMPLETE) != 0
+            if level >= LEVEL_SUMMARY:
+                k = emit(events, k, it + 1, EV_ITERATION_END, 0, (1 if finished else 0) | (0 if lazy else 2),
+                         root, -1, -1, 0.0, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_NODES],
+                         CN[C_EVALS], CN[C_EXPANDED], (ND[root, D_R] - ND[root, D_G]) * scale, 0.0)
+                if finished:
+                    k = emit(events, k, it + 1, EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
+                             ND[root, D_R] * scale, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_ITER],
+                             CN[C_EVALS], CN[C_NODES], 0.0, CN[C_EXPANDED] * 1.0)
+            if finished:
+                return k, STATUS_DONE
+        return k, STATUS_BUDGET
+
+    return kernel
+
+
+@njit
+def incumbent_tree(ND, RC, CAT, den, lam):
+    """INFER_INCUMBENT of brief §2.6: from the root, follow every branch's best-G split; a leaf-optimal,
+    never-improved or non-memo branch is a leaf. Returns (value, feature, first, n_children) in
+    breadth-first order (children of node t are first[t] .. first[t] + n_children[t] - 1; feature -1 for a
+    leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
+    cap = 64
+    code = np.empty(cap, np.int64)  # the slot code of each tree node (the root: node 0)
+    feature = np.empty(cap, np.int64)
+    first = np.empty(cap, np.int64)
+    n_children = np.empty(cap, np.int64)
+    code[0] = 0
+    m = 1
+    t = 0
+    value = 0
+    while t < m:
+        s = code[t]
+        feature[t] = -1
+        first[t] = m
+        n_children[t] = 0
+        if s & S_INLINE:
+            value += den * inline_best(s)
+            t += 1
+            continue
+        v = s >> 2
+        f = ND[v, D_BEST]
+        if f < 0 or ND[v, D_FLAGS] & F_LEAF:
+            value += ND[v, D_H]
+            t += 1
+            continue
+        r = find_record(ND, RC, v, f)
+        c_f = CAT[f]
+        if m + c_f > cap:
+            cap = 2 * (m + c_f)
+            code = _grow_copy(code, cap)
+            feature = _grow_copy(feature, cap)
+            first = _grow_copy(first, cap)
+            n_children = _grow_copy(n_children, cap)
+        for j in range(c_f):
+            code[m + j] = RC[r, R_KIDS + j]
+        feature[t] = f
+        n_children[t] = c_f
+        m += c_f
+        value -= lam
+        t += 1
+    return value, feature[:m].copy(), first[:m].copy(), n_children[:m].copy()
+
+
+@njit
+def _grow_copy(a, cap):
+    out = np.empty(cap, a.dtype)
+    out[:a.shape[0]] = a
+    return out

@@ -1,0 +1,537 @@
+"""Branches (Chaouki, Read, Bifet) on the search runtime: optimal multi-way trees for H_lambda.
+
+The kernel is :mod:`odtlab.core.branches`. This module holds the event kinds (brief §6.2), the
+:class:`BranchesSolver` (state, growth, bounds, incumbent tree, captions with printable branch keys), the
+scikit-learn estimator :class:`BranchesClassifier` and the registry entry ``odtlab solve branches``.
+
+Objective (Section 3.1): H_lambda(T) = accuracy - lambda * splits, maximised. A split on feature i has one
+child per category 0..C_i-1; categories no training row has make empty leaves worth 0 that predict their
+parent's class (brief pitfall 7). Features with a single category are never split on: such a split makes a
+copy of its parent and costs lambda, so it is never optimal (brief §1.5, pitfall 8). A finished search is
+optimal (Thm 5.1); a stopped one returns the incumbent tree (brief §2.6 INFER_INCUMBENT, pitfall 13) with
+the certified gap R(Omega) - G(Omega).
+
+Ties are broken with exact integers (lambda = p / D, values in units of 1 / (n * D)), so iteration counts
+can differ a little from a float implementation, whose rounding noise breaks some exact ties (monk1-o: 76
+iterations exact, 65-67 with floats; the optima are the same).
+
+Statistics (``Result.stats``): ``iterations`` (Selection + Expansion + Backpropagation, lazy-completion
+iterations included, brief pitfall 5), ``evaluations`` (H computed from the data: the root and every child
+of an expansion that is not an expanded branch of the memo; a child reached from two parents before it is
+expanded counts twice, as in the per-expansion count of Thm 5.2), ``memo_size`` (stored branches: the root
+and every expanded branch), ``expanded``, ``lazy_iterations`` (Selection ended on a branch completed through
+another parent), ``root_G`` (the paper's G(Omega); the lower bound is the incumbent tree's exact value,
+which can exceed it when a memo branch shared by two parents improved through the other one), and
+``peak_memory`` from the driver.
+
+Events (brief §6.2; one record each, lists as one event per element): Init, IterationStart, SelectStep
+(+ SelectCandidate per open child), Selection (the path is the iteration's SelectStep nodes), ChildEvaluated,
+SplitScored, Expansion, BackpropStep (+ ChildClosed per child moved to the complete side), NodeCompleted,
+IterationEnd (the level-summary event, with Init and Terminated) and Terminated (emitted when the root
+completes; a search stopped by a limit ends without it and its final state is ``Search.result()``).
+:meth:`BranchesSolver.describe` captions them with printable branch keys such as ``x3=1 ∧ x5=0``.
+"""
+from fractions import Fraction
+import numbers
+
+import numpy as np
+
+from odtlab import encoders
+from odtlab.core import branches as kernels
+from odtlab.core import events as core
+from odtlab.core._jit import as_ratio
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator
+from odtlab.events import register_kind
+from odtlab.search import Solver
+from odtlab.solvers import SolverSpec, register
+from odtlab.tree import CATEGORY, LEAF, Tree
+
+ALGORITHM = "branches"
+CHILD_RULES = {"min_G": kernels.RULE_MIN_G, "min_H": kernels.RULE_MIN_H, "first": kernels.RULE_FIRST}
+TIE_BREAKS = {"paper": kernels.TIE_PAPER, "prefer_proven": kernels.TIE_PROVEN}
+REASONS = {kernels.REASON_NONE: None, kernels.REASON_NO_ACTIONS: "no_features",
+           kernels.REASON_SETTLED: "settled_at_birth", kernels.REASON_LEAF: "leaf_dominates",
+           kernels.REASON_SPLIT: "best_split_complete"}
+_RULE_NAMES = {v: k for k, v in CHILD_RULES.items()}
+_VALUE = core.EVENT_DTYPE.names.index("value")
+
+# flags of ChildEvaluated / NodeCompleted / Expansion ("state"): the branch's flags at that moment
+STATE_COMPLETE, STATE_EXPANDED, STATE_LEAF, STATE_SETTLED, STATE_MEMO_HIT = 1, 2, 4, 8, 16
+
+# -- event kinds (codes of odtlab.core.branches, Branches block 64..95) ----------------------------------------
+register_kind(kernels.EV_INIT, "Init", ALGORITHM,
+              {"root": "node", "lam": "value", "n": "i0", "q": "i1", "K": "i2", "R": "upper", "G": "lower",
+               "H": "f0", "P": "f1", "state": "flags"},
+              "Init: root with n={n}, q={q}, K={K}, lambda={lam:g}: H={H:.6g}, R=max(H, 1-lambda)={R:.6g}",
+              "The root is evaluated before the loop (brief pitfall 6). state: 1 complete, 4 leaf optimal, "
+              "8 settled (H >= P - lambda).")
+register_kind(kernels.EV_ITERATION_START, "IterationStart", ALGORITHM,
+              {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
+               "gap": "f0"},
+              "Iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, memo {memo_size}")
+register_kind(kernels.EV_SELECT_STEP, "SelectStep", ALGORITHM,
+              {"node_id": "node", "previous": "parent", "chosen_feature": "feature", "Q": "value", "R": "upper",
+               "G": "lower", "chosen_child": "i0", "category": "i1", "rule": "i2", "runner_up_Q": "f0",
+               "runner_up_feature": "f1", "n_open": "flags"},
+              "Select: at node {node_id} follow feature {chosen_feature} (Q={Q:.6g}) to child {chosen_child}",
+              "One descent step of Selection; its SelectCandidate events list the open children. rule: 0 min_G, "
+              "1 min_H, 2 first. runner_up_*: the second split of the node's heap (NaN / -1 if none).")
+register_kind(kernels.EV_SELECT_CANDIDATE, "SelectCandidate", ALGORITHM,
+              {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+               "G": "lower", "n_l": "i0", "n_best": "i1", "H": "f0", "state": "flags"},
+              "Candidate child {child_id} (category {category:g}): G={G:.6g}, R={R:.6g}",
+              "An open child of the split followed by a SelectStep. state: 1 chosen, 2 already complete.")
+register_kind(kernels.EV_SELECTION, "Selection", ALGORITHM,
+              {"leaf_id": "node", "previous": "parent", "feature": "feature", "R": "upper", "G": "lower",
+               "path_length": "i0", "n_actions": "i1", "H": "f0", "leaf_complete": "flags"},
+              "Selection ends at node {leaf_id} (path of {path_length})",
+              "End of the descent; the path is the iteration's SelectStep nodes followed by leaf_id. "
+              "leaf_complete = 1: the branch was completed through another parent (lazy completion).")
+register_kind(kernels.EV_CHILD_EVALUATED, "ChildEvaluated", ALGORITHM,
+              {"child_id": "node", "parent_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+               "G": "lower", "n_l": "i0", "n_best": "i1", "pred": "i2", "H": "f0", "bound": "f1", "state": "flags"},
+              "Child {child_id} of {parent_id} (feature {feature}, category {category:g}): n={n_l}, H={H:.6g}, "
+              "R={R:.6g}",
+              "A child built (or found in the memo) during Expansion. bound = P - lambda. state bits: 1 complete, "
+              "4 leaf optimal, 8 settled at birth, 16 memo hit.")
+register_kind(kernels.EV_SPLIT_SCORED, "SplitScored", ALGORITHM,
+              {"node_id": "node", "feature": "feature", "Q": "value", "R_before": "upper", "g": "lower",
+               "n_open": "i0", "n_children": "i1", "done": "f0", "complete": "flags"},
+              "Split of node {node_id} on feature {feature}: Q={Q:.6g}, {n_open}/{n_children} children open",
+              "Q(l, i) = -lambda + sum of the children's R (Eqs. 5-6); done = -lambda + sum of R over complete "
+              "children; g = -lambda + sum of the children's G (the split's incumbent value).")
+register_kind(kernels.EV_EXPANSION, "Expansion", ALGORITHM,
+              {"node_id": "node", "best_feature": "feature", "best_Q": "value", "R_after": "upper", "G": "lower",
+               "reason": "i0", "incumbent_feature": "i1", "n_actions": "i2", "R_before": "f0", "H": "f1",
+               "state": "flags"},
+              "Expansion of node {node_id}: R {R_before:.6g} -> {R_after:.6g}, best feature {best_feature}",
+              "reason: -1 still open, 2 leaf dominates, 3 best split complete.")
+register_kind(kernels.EV_BACKPROP_STEP, "BackpropStep", ALGORITHM,
+              {"node_id": "node", "child_id": "parent", "feature": "feature", "Q_after": "value", "R_after": "upper",
+               "G_after": "lower", "n_removed": "i0", "top_feature": "i1", "reason": "i2", "Q_before": "f0",
+               "R_before": "f1", "changes": "flags"},
+              "Backprop at node {node_id} via feature {feature}: Q {Q_before:.6g} -> {Q_after:.6g}",
+              "changes bits: 1 heap top changed, 2 node became complete, 4 G improved. The children moved to the "
+              "complete side are the ChildClosed events before it.")
+register_kind(kernels.EV_CHILD_CLOSED, "ChildClosed", ALGORITHM,
+              {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+               "G": "lower"},
+              "Child {child_id} of node {node_id} is complete (R*={R:.6g})",
+              "One removed_completed_children element of a BackpropStep.")
+register_kind(kernels.EV_NODE_COMPLETED, "NodeCompleted", ALGORITHM,
+              {"node_id": "node", "parent_id": "parent", "best_feature": "feature", "R": "upper", "G": "lower",
+               "reason": "i0", "state": "flags"},
+              "Node {node_id} complete: R*={R:.6g}",
+              "reason: 0 no_features, 1 settled_at_birth, 2 leaf_dominates, 3 best_split_complete. A child "
+              "completed at birth and kept out of the memo has node_id -1; its parent, feature and category "
+              "(in value) name it.")
+register_kind(kernels.EV_ITERATION_END, "IterationEnd", ALGORITHM,
+              {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
+               "gap": "f0", "state": "flags"},
+              "After iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, gap {gap:.3g}",
+              "The level-summary event. state bits: 1 root complete, 2 the iteration expanded a branch.")
+register_kind(kernels.EV_TERMINATED, "Terminated", ALGORITHM,
+              {"objective": "value", "root_R": "upper", "root_G": "lower", "iterations": "i0", "evaluations": "i1",
+               "memo_size": "i2", "expanded": "f1", "optimal": "flags"},
+              "Terminated after {iterations} iterations: optimal H_lambda = {objective:.6g}")
+
+
+def branches_kernel(level):
+    """The compiled Branches kernel for a record level (created once per process, cached on disk)."""
+    if level not in _KERNELS:
+        _KERNELS[level] = kernels.make_kernel(level)
+    return _KERNELS[level]
+
+
+_KERNELS = {}
+
+
+def _check_lambda(lam, max_depth):
+    if isinstance(lam, bool) or not isinstance(lam, (numbers.Real, str)):
+        raise TypeError(f"lam must be a number, got {lam!r}")
+    try:
+        p, q = as_ratio(lam)
+    except (ValueError, ArithmeticError):
+        raise ValueError(f"lam must be a finite number, got {lam!r}") from None
+    if p < 0 or p > q:
+        raise ValueError(f"lam must lie in [0, 1], got {lam!r}")
+    if p == 0 and float(lam) > 0:
+        raise ValueError(f"lam={lam!r} is too small for the exact ratio (denominator <= 10**6)")
+    if p == 0 and max_depth is None:
+        raise ValueError("lam = 0 needs a max_depth: without a split penalty every useful split ties "
+                         "(Branches brief, pitfall 10)")
+    return p, q
+
+
+def _check_depth(max_depth):
+    if max_depth is None:
+        return -1
+    if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral) or max_depth < 0:
+        raise ValueError(f"max_depth must be an integer >= 0 or None, got {max_depth!r}")
+    return int(max_depth)
+
+
+class BranchesSolver(Solver):
+    """State of one Branches search (see :mod:`odtlab.core.branches` for the arrays).
+
+    ``X``: (n, q) integer codes 0..C_i-1; ``y``: class codes 0..K-1; ``lam``: the penalty per split, read as
+    the decimal written (0.005 is exactly 1/200); ``n_categories``: C_i per feature (default max code + 1);
+    ``child_rule``: which open child Selection follows ("min_G", V-late D.2 and the authors' code; "min_H",
+    V-early; "first"); ``tie_break``: order of equal-Q splits ("paper": heapq order, less proven first;
+    "prefer_proven"). ``capacity``: initial number of memo branches (the arrays grow as needed).
+    """
+
+    name = "branches"
+    sense = "max"
+    exact = True
+
+    def __init__(self, X, y, lam=0.01, max_depth=None, n_categories=None, n_classes=None, child_rule="min_G",
+                 tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024):
+        depth = _check_depth(max_depth)
+        p, den = _check_lambda(lam, max_depth)
+        if child_rule not in CHILD_RULES:
+            raise ValueError(f"child_rule must be one of {sorted(CHILD_RULES)}, got {child_rule!r}")
+        if tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {tie_break!r}")
+        X = encoders.check_codes(X, n_categories)
+        n, q = X.shape
+        if n == 0:
+            raise ValueError("Branches needs at least one training row")
+        y = np.asarray(y)
+        if y.shape != (n,):
+            raise ValueError(f"y must have shape ({n},), got {y.shape}")
+        if not np.issubdtype(y.dtype, np.integer) or (y < 0).any():
+            raise ValueError("y must hold class codes 0..K-1 (the estimator encodes labels)")
+        K = int(n_classes) if n_classes is not None else int(y.max()) + 1
+        if y.max() >= K:
+            raise ValueError(f"y holds class {int(y.max())} but n_classes = {K}")
+        C = X.max(axis=0) + 1 if n_categories is None else np.asarray(n_categories, dtype=np.int64)
+        self.X = X
+        self.y = y.astype(np.int64)
+        self.n_categories = C.astype(np.int64)
+        self.lam = Fraction(p, den)
+        self.max_depth = max_depth
+        self.child_rule = child_rule
+        self.tie_break = tie_break
+        self.n, self.q, self.K = n, q, K
+        self.feature_names = list(feature_names) if feature_names is not None else None
+        self.classes = classes
+        self.category_names = category_names
+
+        splittable = self.n_categories >= 2
+        radix = np.ones(q, dtype=np.int64)
+        word = np.full(q, -1, dtype=np.int64)
+        w, prod = 0, 1
+        for i in np.flatnonzero(splittable):  # mixed-radix key, brief §2.4; a new word past 62 bits
+            base = int(self.n_categories[i]) + 1
+            if prod * base >= 1 << 62:
+                w, prod = w + 1, 1
+            radix[i], word[i] = prod, w
+            prod *= base
+        W = w + 1
+        self.key_words = W
+        self.events_per_iteration = kernels.events_per_iteration(self.n_categories, splittable, depth)
+        cmax = int(self.n_categories.max()) if q else 1
+        self.PA = np.zeros(kernels.N_PARAMS, dtype=np.int64)
+        self.PA[[kernels.P_N, kernels.P_Q, kernels.P_K, kernels.P_LAM, kernels.P_DEN, kernels.P_MAXDEPTH,
+                 kernels.P_RULE, kernels.P_TIE, kernels.P_W, kernels.P_CMAX, kernels.P_EPI]] = [
+            n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break], W, max(cmax, 1),
+            self.events_per_iteration]
+        if n > kernels.MAX_ROWS:
+            raise ValueError(f"Branches handles at most {kernels.MAX_ROWS} rows, got {n}")
+        if den * n >= 1 << 62:
+            raise ValueError(f"n * denominator of lam ({n} * {den}) is too large for exact int64 values")
+        self.Xt = np.ascontiguousarray(X.T, dtype=np.int32)
+        self.y32 = self.y.astype(np.int32)
+        # row bitsets: BITS[i, j] of X_i = j, YB[k] of class k (bit r of word r // 64)
+        self.BITS = _bitsets(self.Xt[:, None, :] == np.arange(max(cmax, 1))[None, :, None])
+        self.YB = _bitsets(self.y[None, :] == np.arange(K)[:, None])
+        self.CAT = self.n_categories.copy()
+        self.RADIX = radix
+        self.WORD = word
+        self.CN = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
+        cap = max(int(capacity), 2)
+        self.ND = _aligned_zeros((cap, kernels.ND_COLS), np.int64)
+        self.NC = np.zeros((cap, kernels.NC_COLS), dtype=np.int32)
+        self.KEYS = np.zeros((cap, W), dtype=np.int64)
+        self.TABLE = np.full((_pow2(2 * cap), 2), -1, dtype=np.int64)
+        self.OCC = np.zeros(max(self.TABLE.shape[0] // 64, 1), dtype=np.uint64)
+        self.RC = _aligned_zeros((max(cap, q), kernels.R_KIDS + max(cmax, 1)), np.int64)
+        kernels.init_root(self.y32, self.PA, self.WORD, self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC)
+        self._best = None  # (value in units, tree structure) of the best incumbent seen
+        self._tree_cache = (None, None)
+        self._note_incumbent()
+
+    # -- Solver contract ---------------------------------------------------------------------------
+    def kernel(self, level):
+        return branches_kernel(level)
+
+    def advance(self, kernel, events, max_iterations):
+        k, status = kernel(self.Xt, self.y32, self.BITS, self.YB, self.PA, self.CAT, self.RADIX, self.WORD,
+                           self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC, self.RC, events,
+                           max_iterations)
+        self._note_incumbent()
+        return int(k), int(status)
+
+    def grow(self):
+        """Enlarge what the kernel asked for (x4 below 2**20 rows, then x2); a larger memo table is rebuilt."""
+        what = int(self.CN[kernels.C_GROW])
+        if what & kernels.GROW_NODES:
+            need = int(self.CN[kernels.C_NEED_NODES])
+            cap = _grown(self.ND.shape[0], need)
+            self.ND = _resize(self.ND, cap)
+            self.NC = _resize(self.NC, cap)
+            self.KEYS = _resize(self.KEYS, cap)
+            size = _pow2(2 * cap)
+            if size > self.TABLE.shape[0]:
+                self.TABLE = np.full((size, 2), -1, dtype=np.int64)
+                self.OCC = np.zeros(max(size // 64, 1), dtype=np.uint64)
+                kernels.rehash(self.TABLE, self.OCC, self.KEYS, self.CN[kernels.C_NODES])
+        if what & kernels.GROW_RECS:
+            cap = _grown(self.RC.shape[0], int(self.CN[kernels.C_NEED_RECS]))
+            self.RC = _resize(self.RC, cap)
+        self.CN[kernels.C_GROW] = 0
+
+    @property
+    def iterations(self):
+        return int(self.CN[kernels.C_ITER])
+
+    @property
+    def finished(self):
+        return bool(self.ND[0, kernels.D_FLAGS] & kernels.F_COMPLETE)
+
+    def bounds(self):
+        """(lower, upper) = (H_lambda of the incumbent tree, R(root)) as floats; see :meth:`bounds_exact`."""
+        unit = self.n * self.lam.denominator
+        return self._best[0] / unit, int(self.ND[0, kernels.D_R]) / unit
+
+    def bounds_exact(self):
+        """The certified bounds as Fractions: G <= H_lambda(T*) <= R(root) (Lemma B.1)."""
+        unit = self.n * self.lam.denominator
+        return Fraction(int(self._best[0]), unit), Fraction(int(self.ND[0, kernels.D_R]), unit)
+
+    def incumbent(self):
+        """The incumbent tree (INFER_INCUMBENT of brief §2.6: follow each branch's best-G split); optimal
+        once the search is finished. Its recomputed H_lambda equals the lower bound."""
+        value, struct = self._best
+        if self._tree_cache[0] is not struct:
+            self._tree_cache = (struct, self._make_tree(struct))
+        return self._tree_cache[1]
+
+    def stats(self):
+        return {"evaluations": int(self.CN[kernels.C_EVALS]), "memo_size": int(self.CN[kernels.C_NODES]),
+                "expanded": int(self.CN[kernels.C_EXPANDED]), "lazy_iterations": int(self.CN[kernels.C_LAZY]),
+                "root_G": float(Fraction(int(self.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
+
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.Xt, self.y32, self.BITS, self.YB, self.ND, self.NC, self.KEYS,
+                                      self.TABLE, self.OCC, self.RC))
+
+    # -- incumbent ---------------------------------------------------------------------------------
+    def _note_incumbent(self):
+        """Keep the best incumbent tree seen (INFER_INCUMBENT); a finished search keeps its final tree,
+        whose value is R* = G(root)."""
+        value, feature, first, n_children = kernels.incumbent_tree(
+            self.ND, self.RC, self.CAT, self.lam.denominator, int(self.PA[kernels.P_LAM]))
+        if self._best is None or value > self._best[0] or (self.finished and value >= self._best[0]):
+            self._best = (int(value), (feature, first, n_children))
+
+    def _make_tree(self, struct):
+        feature, first, n_children = struct
+        m = feature.shape[0]
+        split = np.where(feature < 0, LEAF, CATEGORY).astype(np.int8)
+        tree = Tree(split, feature, np.full(m, np.nan), np.maximum(first - 1, 0), n_children, np.arange(1, m),
+                    self.q, classes=self.classes if self.classes is not None else np.arange(self.K),
+                    feature_names=self.feature_names)
+        return tree.fit_leaves(self.X, self.y)
+
+    # -- captions ----------------------------------------------------------------------------------
+    def feature_name(self, i):
+        i = int(i)
+        if i < 0:
+            return "leaf"
+        return self.feature_names[i] if self.feature_names is not None else f"x{i}"
+
+    def category_name(self, i, j):
+        names = self.category_names[int(i)] if self.category_names is not None else None
+        return str(names[int(j)]) if names is not None and 0 <= int(j) < len(names) else str(int(j))
+
+    def branch_tests(self, node):
+        """The tests of a branch, [(feature, category), ...] in feature order (decoded from its key)."""
+        if int(node) < 0:
+            return []
+        key = self.KEYS[int(node)]
+        out = []
+        for i in np.flatnonzero(self.WORD >= 0):
+            digit = (int(key[self.WORD[i]]) // int(self.RADIX[i])) % (int(self.CAT[i]) + 1)
+            if digit:
+                out.append((int(i), digit - 1))
+        return out
+
+    def branch_key(self, node, parent=-1, feature=-1, category=-1):
+        """A printable key such as ``x3=1 ∧ x5=0`` (``Ω`` for the root). A child not in the memo (node -1
+        in events) is named by its parent, feature and category."""
+        if int(node) < 0 and int(parent) >= 0:
+            tests = sorted(self.branch_tests(parent) + [(int(feature), int(category))])
+        else:
+            tests = self.branch_tests(node)
+        if not tests:
+            return "Ω"
+        return " ∧ ".join(f"{self.feature_name(i)}={self.category_name(i, j)}" for i, j in tests)
+
+    def describe(self, event):
+        """The paper-style caption of an event, with branch keys instead of node ids."""
+        if event.kind.algorithm != ALGORITHM:
+            return event.caption()
+        name = event.name
+        key = self.branch_key
+        fn = self.feature_name
+        if name == "Init":
+            return (f"Init: root Ω with n={event.n}, q={event.q}, K={event.K}, λ={event.lam:g}; "
+                    f"H(Ω)={event.H:.6g}, R(Ω)=max(H, 1−λ)={event.R:.6g}"
+                    + (" — already complete: the optimal tree is a single leaf" if event.state & 1 else ""))
+        if name == "IterationStart":
+            return (f"Iteration {event.iteration + 1}: R(Ω)={event.root_R:.6g}, G(Ω)={event.root_G:.6g}, "
+                    f"gap {event.gap:.3g}, {event.memo_size} branches in the memo")
+        if name == "SelectStep":
+            child = key(event.chosen_child, event.node_id, event.chosen_feature, event.category)
+            return (f"Selection: branch {key(event.node_id)}, split {fn(event.chosen_feature)} with "
+                    f"Q = {event.Q:.6g}; go to {child} "
+                    f"({_RULE_NAMES.get(int(event.rule), '?')} among {event.n_open} open children)")
+        if name == "SelectCandidate":
+            mark = " ← chosen" if event.state & 1 else ""
+            done = " (already complete)" if event.state & 2 else ""
+            child = key(event.child_id, event.node_id, event.feature, event.category)
+            return f"  candidate {child}: G={event.G:.6g}, H={event.H:.6g}, R={event.R:.6g}{done}{mark}"
+        if name == "Selection":
+            lazy = " — already complete (lazy completion): backpropagate only" if event.leaf_complete else ""
+            return f"Selection ends at branch {key(event.leaf_id)} (depth {event.depth}){lazy}"
+        if name == "ChildEvaluated":
+            how = "memo hit" if event.state & STATE_MEMO_HIT else "new"
+            settled = ", settled leaf (errors ≤ λn)" if event.state & STATE_SETTLED else ""
+            child = key(event.child_id, event.parent_id, event.feature, event.category)
+            return (f"Expansion: child {child} ({how}): n={event.n_l}, H={event.H:.6g}, "
+                    f"P−λ={event.bound:.6g}, R={event.R:.6g}{settled}")
+        if name == "SplitScored":
+            return (f"Expansion: split {fn(event.feature)} of {key(event.node_id)}: Q = {event.Q:.6g} "
+                    f"({event.n_open} of {event.n_children} children open), incumbent g = {event.g:.6g}")
+        if name == "Expansion":
+            why = REASONS.get(int(event.reason))
+            tail = f", complete ({why})" if why else ""
+            return (f"Expansion of {key(event.node_id)}: R {event.R_before:.6g} → {event.R_after:.6g}, "
+                    f"best split {fn(event.best_feature)} (Q = {event.best_Q:.6g}){tail}")
+        if name == "BackpropStep":
+            why = REASONS.get(int(event.reason))
+            tail = f"; complete ({why})" if why else ""
+            return (f"Backpropagation at {key(event.node_id)} via {fn(event.feature)}: "
+                    f"Q {event.Q_before:.6g} → {event.Q_after:.6g}, R {event.R_before:.6g} → "
+                    f"{event.R_after:.6g}, G = {event.G_after:.6g}{tail}")
+        if name == "ChildClosed":
+            return f"  {key(event.child_id)} is complete: its R* = {event.R:.6g} moves to the proven sum"
+        if name == "NodeCompleted":
+            why = REASONS.get(int(event.reason))
+            node = key(event.node_id, event.parent_id, event.best_feature, event.record[_VALUE])
+            return f"Complete: {node} with R* = {event.R:.6g} ({why})"
+        if name == "IterationEnd":
+            return (f"After iteration {event.iteration}: R(Ω)={event.root_R:.6g}, G(Ω)={event.root_G:.6g}, "
+                    f"gap {event.gap:.3g}, {event.evaluations} evaluations")
+        if name == "Terminated":
+            tree = self.incumbent()
+            return (f"Terminated after {event.iterations} iterations: optimal H_λ = {event.objective:.6g} "
+                    f"({tree.splits} splits, {tree.leaves} leaves, depth {tree.depth}, "
+                    f"{event.evaluations} evaluations)")
+        return event.caption()
+
+
+def _bitsets(mask):
+    """Pack a boolean array (..., n) into uint64 words (..., ceil(n / 64)), row r at bit r % 64 of word r // 64."""
+    n = mask.shape[-1]
+    nw = (n + 63) // 64
+    packed = np.packbits(mask, axis=-1, bitorder="little")
+    padded = np.zeros(mask.shape[:-1] + (8 * nw,), dtype=np.uint8)
+    padded[..., :packed.shape[-1]] = packed
+    return np.ascontiguousarray(padded).view("<u8").astype(np.uint64)
+
+
+def _pow2(x):
+    return 1 << max(int(x) - 1, 1).bit_length()
+
+
+def _grown(cap, need):
+    """Capacity for ``need`` items: x4 while small (fewer copies and rehashes), x2 past 2**20."""
+    while cap < need:
+        cap *= 4 if cap < 1 << 20 else 2
+    return cap
+
+
+def _aligned_zeros(shape, dtype, align=64):
+    """Zeros whose rows start on ``align``-byte boundaries (a branch's hot fields share one cache line)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    buf = np.zeros(nbytes + align, dtype=np.uint8)
+    offset = (-buf.ctypes.data) % align
+    return buf[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+def _resize(a, cap):
+    out = _aligned_zeros((cap,) + a.shape[1:], a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
+    """Optimal multi-way decision tree for H_lambda = accuracy - lambda * splits (Branches).
+
+    ``X``: integer category codes (numpy) or a DataFrame whose categorical columns become codes (their
+    category lists set C_i, so a category absent from the training rows makes an empty child). Binary 0/1
+    features are the two-category case. ``lam``: penalty per split in [0, 1] (0 only with ``max_depth``).
+    ``max_depth``: optional limit on the splits along a path. ``time_limit``: seconds; a stopped search
+    keeps the incumbent tree and its certified gap in ``result_``, and ``search_.run()`` resumes it.
+    ``child_rule`` / ``tie_break``: see :class:`BranchesSolver`. ``record``: event level kept in ``fit``.
+
+    A test category that the training data never had stops at the split that meets it and gets that
+    node's majority class; an empty child predicts its parent's class.
+    """
+
+    _input = "categorical"
+
+    def __init__(self, lam=0.01, max_depth=None, time_limit=None, child_rule="min_G", tie_break="paper",
+                 record="summary"):
+        self.lam = lam
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.child_rule = child_rule
+        self.tie_break = tie_break
+        self.record = record
+
+    def _check_params(self):
+        _check_depth(self.max_depth)
+        _check_lambda(self.lam, self.max_depth)
+        if self.child_rule not in CHILD_RULES:
+            raise ValueError(f"child_rule must be one of {sorted(CHILD_RULES)}, got {self.child_rule!r}")
+        if self.tie_break not in TIE_BREAKS:
+            raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {self.tie_break!r}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
+
+    def _make_solver(self, X, y, sample_weight):
+        if not np.all(sample_weight == 1.0):
+            raise ValueError("BranchesClassifier does not support sample weights (H_lambda counts rows)")
+        codes = encoders.check_codes(X, feature_names=self._feature_names())
+        C = codes.max(axis=0) + 1
+        cats = getattr(self, "categories_", None)
+        names = getattr(self, "feature_names_in_", None)
+        category_names = None
+        if cats and names is not None:  # a DataFrame fit: its category lists set C_i
+            category_names = [cats.get(col) for col in names]
+            for j, c in enumerate(category_names):
+                if c is not None:
+                    C[j] = max(C[j], len(c))
+        return BranchesSolver(codes, y, lam=self.lam, max_depth=self.max_depth, n_categories=C,
+                              n_classes=len(self.classes_), child_rule=self.child_rule, tie_break=self.tie_break,
+                              category_names=category_names)
+
+
+register(SolverSpec("branches", BranchesClassifier,
+                    {"lam": "lam", "depth": "max_depth", "time_limit": "time_limit"},
+                    "Branches: optimal multi-way trees for accuracy - lambda * splits"))

@@ -1,0 +1,441 @@
+"""Branches in the widgets: its AND/OR search graph, the Q-values of the current branch, its bounds.
+
+Branches (Chaouki, Read, Bifet) is an AO*-style search: branches are OR nodes (choose an action: stop
+with a leaf, or split on one unused feature) and splits are AND nodes (every child branch must be
+solved). The graph view draws the *best partial solution* that Selection follows (brief §2.3): from the
+root, each expanded branch through its split with the highest Q (the top of its heap) to all its
+children; coloured by status: evaluated only, visited (expanded, still open), complete (R = R*) and
+settled at birth (errors <= lambda n, a leaf that is never split). The Q panel lists the actions of the
+current branch: the leaf value H(l) and Q(l, i) = -lambda + sum of the children's R (Eqs. 5-6).
+
+Events name a branch by its memo id, or (for a child kept out of the memo) by its parent, feature and
+category; the widgets key branches by their tests, ``((feature, category), ...)`` sorted, which is the
+branch itself (brief §1.2), so the same branch met through two parents is one node of the fold.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from odtlab.widgets.recording import F0, F1, FEATURE, FLAGS, I0, I1, KIND, LOWER, NODE, PARENT, UPPER, VALUE, Fold
+from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
+from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, escape, fmt, svg_open, text
+from odtlab.widgets.trees import window
+from odtlab.widgets.views import View
+
+ALGORITHM = "branches"
+ROOT = ()
+
+
+def _codes():
+    from odtlab.core import branches as k
+
+    return k
+
+
+class BranchesAdapter(Adapter):
+    """Bounds from Init / IterationStart / IterationEnd / Terminated (R(Omega) above, G(Omega) below);
+    the incumbent tree from the per-iteration snapshots, with the current branch outlined when the
+    incumbent contains it."""
+
+    algorithm = ALGORITHM
+    bound_labels = ("R(Ω), upper bound", "G(Ω), incumbent H_λ")
+    generic_kinds = ()
+
+    def __init__(self, solver):
+        super().__init__(solver)
+        k = _codes()
+        self.bound_kinds = (k.EV_INIT, k.EV_ITERATION_START, k.EV_ITERATION_END, k.EV_TERMINATED)
+
+    def focus(self, frame):
+        """The incumbent tree's node whose path is the current branch (None if the incumbent lacks it)."""
+        tree = frame.state().tree
+        key = current_branch(frame)
+        if tree is None or key is None:
+            return None
+        tests = dict(key)
+        v = 0
+        used = 0
+        while tree.split[v] != 0:
+            f = int(tree.feature[v])
+            if f not in tests:
+                break
+            v = int(tree._kids(v)[tests[f]])
+            used += 1
+        return v if used == len(tests) else None
+
+
+register_adapter(BranchesAdapter)
+
+
+# -- the fold over Branches' events ---------------------------------------------------------------------------
+Info = namedtuple("Info", "R G H n expanded complete settled leaf top reason")
+Info.__doc__ = "What the events so far say about one branch (immutable: folds copy states cheaply)."
+EMPTY = Info(np.nan, np.nan, np.nan, -1, False, False, False, False, -1, -1)
+
+
+class SearchState:
+    """Fold state: every branch met, the Q of every scored split, and the current iteration's path.
+
+    Values are immutable (tuples), so a checkpoint is a shallow copy of two dicts.
+    """
+
+    def __init__(self):
+        self.branches = {}  # branch -> Info
+        self.Q = {}  # (branch, feature) -> Q
+        self.scored = {}  # branch -> features with a Q, in the order they were scored
+        self.path = ()  # the current iteration's Selection path (branch keys)
+        self.current = ROOT  # the branch the last event is about
+        self.child = None  # the child it names, if any
+
+    def copy(self):
+        other = SearchState()
+        other.branches, other.Q, other.scored = dict(self.branches), dict(self.Q), dict(self.scored)
+        other.path, other.current, other.child = self.path, self.current, self.child
+        return other
+
+    def set(self, key, **changes):
+        self.branches[key] = self.branches.get(key, EMPTY)._replace(**changes)
+
+    def set_q(self, key, feature, q):
+        if (key, feature) not in self.Q:
+            self.scored[key] = self.scored.get(key, ()) + (feature,)
+        self.Q[(key, feature)] = q
+
+
+def _keys(rec, upto=None):
+    """Per recorded event: (branch, child) keys it is about, computed once per event."""
+    cache = rec.cache.setdefault("branches.keys", {"keys": [], "memo": {}})
+    keys, memo = cache["keys"], cache["memo"]
+    solver = rec.solver
+    k = _codes()
+
+    def tests(node):
+        node = int(node)
+        if node < 0:
+            return None
+        if node not in memo:
+            memo[node] = tuple(sorted(solver.branch_tests(node)))
+        return memo[node]
+
+    def child(node, parent, feature, category):
+        if int(node) >= 0:
+            return tests(node)
+        base = tests(parent)
+        if base is None or int(feature) < 0:
+            return None
+        return tuple(sorted(base + ((int(feature), int(round(category))),)))
+
+    rows = rec.rows
+    for i in range(len(keys), rec.n if upto is None else upto):
+        r = rows[i]
+        kind = r[KIND]
+        node, parent, feature, value = r[NODE], r[PARENT], r[FEATURE], r[VALUE]
+        if kind in (k.EV_INIT, k.EV_ITERATION_START, k.EV_ITERATION_END, k.EV_TERMINATED):
+            pair = (ROOT, None)
+        elif kind == k.EV_SELECT_STEP:
+            pair = (tests(node), child(r[I0], node, feature, r[I1]))
+        elif kind in (k.EV_SELECT_CANDIDATE, k.EV_CHILD_EVALUATED):
+            pair = (tests(parent), child(node, parent, feature, value))
+        elif kind == k.EV_CHILD_CLOSED:
+            pair = (tests(parent), tests(node))
+        elif kind == k.EV_NODE_COMPLETED:
+            pair = (child(node, parent, feature, value), None)
+        else:  # Selection, SplitScored, Expansion, BackpropStep: about `node`
+            pair = (tests(node), None)
+        keys.append(pair)
+    return keys
+
+
+def _apply(keys):
+    k = _codes()
+
+    def apply(state, i, r):
+        kind = int(r[KIND])
+        branch, child = keys[i]
+        state.current, state.child = (branch if branch is not None else state.current), child
+        upper, lower, flags = float(r[UPPER]), float(r[LOWER]), int(r[FLAGS])
+        if kind == k.EV_INIT:
+            state.set(ROOT, R=upper, G=lower, H=float(r[F0]), n=int(r[I0]), complete=bool(flags & 1),
+                      leaf=bool(flags & 4), settled=bool(flags & 8))
+        elif kind == k.EV_ITERATION_START:
+            state.path = (ROOT,)
+            state.set(ROOT, R=upper, G=lower)
+        elif kind in (k.EV_ITERATION_END, k.EV_TERMINATED):
+            state.set(ROOT, R=upper, G=lower)
+        elif kind == k.EV_SELECT_STEP:
+            state.set(branch, R=upper, G=lower)
+            if child is not None:
+                state.path += (child,)
+        elif kind == k.EV_SELECT_CANDIDATE and child is not None:
+            old = state.branches.get(child, EMPTY)
+            state.set(child, R=upper, G=lower, H=float(r[F0]), complete=old.complete or bool(flags & 2))
+        elif kind == k.EV_SELECTION:
+            state.set(branch, R=upper, G=lower, H=float(r[F0]))
+            if not state.path or state.path[-1] != branch:
+                state.path += (branch,)
+        elif kind == k.EV_CHILD_EVALUATED and child is not None:
+            old = state.branches.get(child, EMPTY)
+            state.set(child, R=upper, G=lower, H=float(r[F0]), n=int(r[I0]), complete=old.complete or bool(flags & 1),
+                      leaf=old.leaf or bool(flags & 4), settled=old.settled or bool(flags & 8))
+        elif kind == k.EV_SPLIT_SCORED:
+            state.set_q(branch, int(r[FEATURE]), float(r[VALUE]))
+        elif kind == k.EV_EXPANSION:
+            reason = int(r[I0])
+            changes = dict(expanded=True, R=upper, G=lower, H=float(r[F1]), top=int(r[FEATURE]))
+            if reason >= 0:
+                changes.update(complete=True, reason=reason, leaf=reason == k.REASON_LEAF)
+            state.set(branch, **changes)
+        elif kind == k.EV_BACKPROP_STEP:
+            state.set_q(branch, int(r[FEATURE]), float(r[VALUE]))
+            state.set(branch, R=upper, G=lower, top=int(r[I1]))
+        elif kind == k.EV_CHILD_CLOSED and child is not None:
+            state.set(child, complete=True, R=upper)
+        elif kind == k.EV_NODE_COMPLETED and branch is not None:
+            reason = int(r[I0])
+            old = state.branches.get(branch, EMPTY)
+            leaf = old.leaf or reason in (k.REASON_SETTLED, k.REASON_LEAF, k.REASON_NO_ACTIONS)
+            top = int(r[FEATURE]) if int(r[NODE]) >= 0 and int(r[FEATURE]) >= 0 and not leaf else old.top
+            state.set(branch, complete=True, R=upper, G=lower, reason=reason,
+                      settled=old.settled or reason == k.REASON_SETTLED, leaf=leaf, top=top)
+        return state
+
+    return apply
+
+
+def search_state(frame):
+    """The fold of Branches' events up to the frame (see :class:`SearchState`)."""
+    rec = frame.recording
+    fold = rec.cache.get("branches.fold")
+    if fold is None:
+        keys = _keys(rec, 0)
+        fold = rec.cache["branches.fold"] = Fold(rec, SearchState, _apply(keys), SearchState.copy,
+                                                 prepare=lambda k: _keys(rec, k))
+    return fold.at(frame.k)
+
+
+def current_branch(frame):
+    """The branch (tests) the last event is about: Omega before the first event."""
+    if frame.k == 0:
+        return ROOT
+    return search_state(frame).current
+
+
+def branch_label(solver, key):
+    if not key:
+        return "Ω"
+    return " ∧ ".join(f"{solver.feature_name(i)}={solver.category_name(i, j)}" for i, j in key)
+
+
+# -- the AND/OR graph -------------------------------------------------------------------------------------------
+class _GraphSource:
+    """The best partial solution as a node source for :func:`odtlab.widgets.trees.window`: OR nodes keyed by
+    their tests; an expanded, open (or split-complete) branch has its top split's children as kids."""
+
+    def __init__(self, state, n_categories):
+        self.state = state
+        self.C = n_categories
+        self.root = ROOT
+
+    def split_of(self, key):
+        info = self.state.branches.get(key)
+        if info is None or not info.expanded or info.leaf or info.top < 0:
+            return -1
+        return info.top
+
+    def kids(self, key):
+        f = self.split_of(key)
+        if f < 0:
+            return []
+        return [tuple(sorted(key + ((f, c),))) for c in range(int(self.C[f]))]
+
+    def parent(self, key):
+        return self._parents.get(key) if hasattr(self, "_parents") else None
+
+    def index_parents(self, limit=5000):
+        """Parents along the drawn tree (a branch reached through two parents keeps the first found)."""
+        self._parents = {}
+        todo = [ROOT]
+        while todo and len(self._parents) < limit:
+            key = todo.pop()
+            for c in self.kids(key):
+                if c not in self._parents:
+                    self._parents[c] = key
+                    todo.append(c)
+
+
+STATUS = {  # fill, opacity, legend
+    "evaluated": ("#FFFFFF", 1.0, "evaluated, not visited"),
+    "visited": (SKY, 0.45, "visited (expanded), open"),
+    "complete": (GREEN, 0.45, "complete: R = R*"),
+    "settled": (YELLOW, 0.75, "settled at birth (errors ≤ λn)"),
+}
+
+
+def _status(info):
+    if info is None:
+        return "evaluated"
+    if info.settled:
+        return "settled"
+    if info.complete:
+        return "complete"
+    return "visited" if info.expanded else "evaluated"
+
+
+@register_graph(ALGORITHM)
+def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
+    """SVG of Branches' best partial solution graph at the frame (see the module docstring)."""
+    solver = frame.solver
+    state = search_state(frame)
+    source = _GraphSource(state, np.asarray(solver.n_categories))
+    source.index_parents()
+    drawn = [key for key in state.path + (state.current,) if key == ROOT or key in source._parents]
+    focus = drawn[-1] if drawn else ROOT
+    root, depth = window(source, focus, max_leaves)
+    # layout: leaves on consecutive slots, parents centred over their children
+    pos, order = {}, []
+    slot = [0]
+
+    def place(key, d):
+        kids = source.kids(key) if d < depth else []
+        order.append((key, d, kids))
+        if not kids:
+            pos[key] = (slot[0], d)
+            slot[0] += 1
+            return
+        for c in kids:
+            place(c, d + 1)
+        pos[key] = ((pos[kids[0]][0] + pos[kids[-1]][0]) / 2, d)
+
+    place(root, 0)
+    pad, top = 12, 16
+    step = box_w + 14
+    W = max(int(slot[0] * step + 2 * pad), 780)
+    H = int(top + depth * level_h + box_h + 64)
+    path = set(state.path)
+
+    def xy(key):
+        x, d = pos[key]
+        return pad + x * step + step / 2, top + d * level_h
+
+    parts = [svg_open(W, H, current=branch_label(solver, state.current), nodes=len(order))]
+    for key, d, kids in order:  # AND nodes and edges first
+        if not kids:
+            continue
+        f = source.split_of(key)
+        px, py = xy(key)
+        ay = py + box_h + (level_h - box_h) / 2 - 6
+        on_path = key in path and any(c in path for c in kids)
+        for c in kids:
+            cx, cy = xy(c)
+            colour, width = (HIGHLIGHT, 2.5) if on_path and c in path else ("#777", 1.2)
+            parts.append(f'<line x1="{px:.1f}" y1="{ay + 12:.1f}" x2="{cx:.1f}" y2="{cy:.1f}" stroke="{colour}" '
+                         f'stroke-width="{width}" />')
+        parts.append(f'<line x1="{px:.1f}" y1="{py + box_h:.1f}" x2="{px:.1f}" y2="{ay - 12:.1f}" '
+                     f'stroke="{HIGHLIGHT if on_path else "#777"}" stroke-width="{2.5 if on_path else 1.2}" />')
+        if len(kids) > 1:  # the AND arc across the child edges
+            x0, x1 = xy(kids[0])[0], xy(kids[-1])[0]
+            r = 26
+            ya = ay + 12
+            lx = px + (x0 - px) * r / np.hypot(x0 - px, level_h - box_h)
+            rx = px + (x1 - px) * r / np.hypot(x1 - px, level_h - box_h)
+            parts.append(f'<path d="M{lx:.1f},{ya + 8:.1f} Q{px:.1f},{ya + 22:.1f} {rx:.1f},{ya + 8:.1f}" '
+                         f'fill="none" stroke="{INK}" stroke-width="1.5" />')
+        q = state.Q.get((key, f))
+        label = f"{solver.feature_name(f)}  Q {fmt(q, 4)}" if q is not None else solver.feature_name(f)
+        wid = max(64, 7.2 * len(label) + 14)
+        parts.append(f'<g class="and"><rect x="{px - wid / 2:.1f}" y="{ay - 12:.1f}" width="{wid:.1f}" height="24" '
+                     f'rx="12" fill="#F4F4F4" stroke="{INK}" />'
+                     + text(px, ay + 5, label, 12, "middle") + "</g>")
+    for key, d, kids in order:
+        info = state.branches.get(key)
+        status = _status(info)
+        fill, opacity, _ = STATUS[status]
+        x, y = xy(key)
+        current = key == state.current
+        stroke, sw = (HIGHLIGHT, 4) if current else ((HIGHLIGHT, 2) if key in path else ("#333", 1.2))
+        parent = source.parent(key)
+        last = branch_label(solver, tuple(sorted(set(key) - set(parent)))) if parent is not None else (
+            branch_label(solver, key))
+        value = "–" if info is None else (f"R* {fmt(info.R, 4)}" if info.complete else f"R {fmt(info.R, 4)}")
+        cut = " ⋯" if (not kids and source.kids(key)) else ""
+        cls = ' class="current"' if current else ""
+        parts.append(f'<g id="or-{escape(branch_label(solver, key))}"{cls}>'
+                     f'<rect x="{x - box_w / 2:.1f}" y="{y:.1f}" width="{box_w}" height="{box_h}" rx="7" '
+                     f'fill="{fill}" fill-opacity="{opacity}" stroke="{stroke}" stroke-width="{sw}" />'
+                     + text(x, y + 17, last[:17], 13, "middle", weight="bold")
+                     + text(x, y + 34, value + cut, 12, "middle") + "</g>")
+    ly = H - 18
+    lx = pad
+    for name, (fill, opacity, label) in STATUS.items():
+        parts.append(f'<rect x="{lx}" y="{ly - 12}" width="16" height="14" rx="3" fill="{fill}" '
+                     f'fill-opacity="{opacity}" stroke="#333" />')
+        parts.append(text(lx + 21, ly, label, 12))
+        lx += 32 + 6.6 * len(label)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+and_or_graph.title = "Branches: AND/OR graph (best partial solution)"
+and_or_graph.note = ("OR nodes are branches (stop, or choose a split); AND nodes are splits (every child must be "
+                     "solved). Each visited branch shows its split with the highest Q, as Selection follows it; "
+                     "orange: this iteration's path, thick: the current branch; ⋯: more below.")
+
+
+# -- the Q panel ---------------------------------------------------------------------------------------------
+@register_panel(ALGORITHM)
+class QValuePanel(View):
+    """The actions of the current branch l: the leaf value H(l) and Q(l, i) of every split scored so far
+    (Eqs. 5-6); R(l) = max over them, the best one in orange."""
+
+    title = "Branches: Q-values of the current branch"
+
+    def __init__(self, width=460, max_rows=12):
+        self.width = width
+        self.max_rows = max_rows
+
+    def svg(self, frame):
+        solver = frame.solver
+        state = search_state(frame)
+        key = current_branch(frame)
+        info = state.branches.get(key)
+        rows = []
+        if info is not None and not np.isnan(info.H):
+            rows.append(("leaf (stop)", info.H, -1))
+        for f in sorted(state.scored.get(key, ())):
+            rows.append((f"split {solver.feature_name(f)}", state.Q[(key, f)], f))
+        W = self.width
+        status = STATUS[_status(info)][2] if info is not None else "not evaluated yet"
+        head = f"Branch {branch_label(solver, key)}"
+        sub = (f"{status}; R = {fmt(info.R, 5)}, G = {fmt(info.G, 5)}" if info is not None else status)
+        shown = rows[:self.max_rows]
+        H = 58 + 26 * max(len(shown), 1) + (18 if len(rows) > len(shown) else 0)
+        parts = [svg_open(W, H, branch=branch_label(solver, key), actions=len(rows)),
+                 text(10, 20, head[:60], 14, weight="bold"), text(10, 40, sub, 13, fill=MUTED)]
+        if not shown:
+            parts.append(text(10, 72, "No action scored yet: the branch is expanded when Selection ends on it.", 13))
+        else:
+            values = np.array([v for _, v, _ in shown], dtype=np.float64)
+            lo = min(0.0, float(np.nanmin(values)))
+            hi = float(np.nanmax(values))
+            span = hi - lo if hi > lo else 1.0
+            x0, x1 = 130, W - 70
+            best = int(np.nanargmax(values))
+            for r, (label, value, f) in enumerate(shown):
+                y = 54 + 26 * r
+                top_split = info is not None and f >= 0 and f == info.top
+                colour = HIGHLIGHT if r == best else (GREY if f < 0 else SKY)
+                w = (x1 - x0) * (value - lo) / span if np.isfinite(value) else 0
+                parts.append(text(10, y + 15, label[:18], 13, weight="bold" if top_split else "normal"))
+                parts.append(f'<rect x="{x0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
+                             f'fill-opacity="{0.9 if r == best else 0.6}" />')
+                parts.append(text(x0 + max(w, 1) + 6, y + 15, fmt(value, 5), 12))
+            if len(rows) > len(shown):
+                parts.append(text(10, H - 6, f"… {len(rows) - len(shown)} more splits", 12, fill=MUTED))
+        parts.append("</svg>")
+        return "".join(parts)
+
+    def render(self, frame):
+        from odtlab.widgets.svg import panel
+
+        return panel(self.title, self.svg(frame), "H(l): accuracy of a leaf at l; Q(l, i) = −λ + Σ R(children) "
+                                                   "(Eqs. 5–6); bold: the top of the branch's heap")

@@ -1,0 +1,293 @@
+"""MurTree in the widgets: its recursion (Algorithms 1-3) with cache hits and prunes, and its depth-two solver.
+
+Every MurTree event names the recursion level of the subtree problem it is about (``node``; the root call
+is level 1, its parent level 0 is the root query). A ``SubtreeEntered`` event opens a call at its level
+under the open call one level up; the events that follow resolve it: a cache hit, a lower-bound prune, the
+depth-two solver (Algorithm 4), a general-case frame that tries every feature (Algorithm 2) and ends solved
+or infeasible. The graph view draws the open recursion path with the latest calls each open frame made;
+the panel shows the last depth-two solve. Bounds come from the generic SearchStarted / IncumbentImproved /
+BoundsUpdated / Terminated events (upper = the global incumbent's cost, lower = the certified bound).
+
+MurTree's events do not carry a call's rows (its branch), so the panel reports the depth-two solver's
+costs and counting mode, not its frequency table.
+"""
+import numpy as np
+
+from odtlab.core import events as core
+from odtlab.widgets.recording import DEPTH, FEATURE, FLAGS, I0, I1, I2, KIND, LOWER, NODE, UPPER, VALUE, Fold
+from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
+from odtlab.widgets.svg import (BLUE, GREEN, GREY, HIGHLIGHT, INK, MUTED, PURPLE, SKY, VERMILLION, fmt, panel,
+                                svg_open, text)
+from odtlab.widgets.views import View
+
+ALGORITHM = "murtree"
+
+
+def _codes():
+    from odtlab.core import murtree as mt
+
+    return mt
+
+
+@register_adapter
+class MurTreeAdapter(Adapter):
+    """Generic bound events; incumbent snapshots (rebuilt only when the incumbent's cost improves)."""
+
+    algorithm = ALGORITHM
+    bound_kinds = (core.SEARCH_STARTED, core.INCUMBENT, core.BOUNDS, core.TERMINATED)
+    bound_labels = ("incumbent cost (upper)", "certified lower bound")
+    stable_incumbent = True
+
+
+# -- the fold: calls of SolveSubtree ------------------------------------------------------------------------
+# one call: [id, parent id, level, d, rows, node budget, UB, LB, leaf cost, status, cost, feature, detail]
+ID, PARENT, LEVEL, D, ROWS, BUDGET, UB, LB, LEAF, STATUS, COST, FEATURE, DETAIL = range(13)
+OPEN, CACHE, PRUNED, DEPTH_TWO, SOLVED, INFEASIBLE = "open", "cache hit", "pruned", "depth-two", "solved", "infeasible"
+STYLE = {  # fill, opacity, legend
+    OPEN: ("#FFFFFF", 1.0, "open (general case)"),
+    CACHE: (PURPLE, 0.45, "cache hit"),
+    PRUNED: (GREY, 0.45, "pruned (LB > UB)"),
+    DEPTH_TWO: (SKY, 0.5, "depth-two solver"),
+    SOLVED: (GREEN, 0.45, "solved"),
+    INFEASIBLE: (VERMILLION, 0.3, "no tree within UB"),
+}
+
+
+class Recursion:
+    """Fold state: every call so far, the open call per level, counts of outcomes, the current call.
+
+    A call is a list that is replaced, never changed in place, once the state may have been copied, so a
+    checkpoint is a shallow copy of the containers.
+    """
+
+    def __init__(self):
+        self.calls = []
+        self.children = {}  # call id (-1: the root query) -> ids of the calls it made
+        self.stack = {}  # level -> call id
+        self.counts = dict.fromkeys(STYLE, 0)
+        self.current = None
+        self.queries = 0
+
+    def copy(self):
+        other = Recursion()
+        other.calls, other.children = list(self.calls), dict(self.children)
+        other.stack, other.counts = dict(self.stack), dict(self.counts)
+        other.current, other.queries = self.current, self.queries
+        return other
+
+    def update(self, c, **fields):
+        call = list(self.calls[c])
+        for name, value in fields.items():
+            call[_FIELDS[name]] = value
+        self.calls[c] = call
+
+
+_FIELDS = {"status": STATUS, "cost": COST, "lb": LB, "feature": FEATURE, "detail": DETAIL}
+
+
+def _make_apply():
+    mt = _codes()
+    resolved = {mt.MT_CACHE_HIT: CACHE, mt.MT_LB_PRUNE: PRUNED, mt.MT_DEPTH_TWO: DEPTH_TWO, mt.MT_INFEASIBLE: INFEASIBLE}
+
+    def apply(state, i, r):
+        _step(state, r, mt)
+        kind = r[KIND]
+        counted = resolved.get(kind)
+        if kind == mt.MT_SOLVED and r[FLAGS] != mt.SOLVED_DEPTH_TWO:
+            counted = SOLVED
+        if counted is not None and state.stack.get(r[NODE]) is not None:
+            state.counts[counted] += 1
+        return state
+
+    return apply
+
+
+def _step(state, r, mt):
+    kind = int(r[KIND])
+    level = int(r[NODE])
+    if kind == mt.MT_QUERY:
+        state.queries += 1
+        state.stack = {}
+        state.current = None
+        return state
+    if kind == mt.MT_ENTER:
+        parent = state.stack.get(level - 1, -1)
+        c = len(state.calls)
+        state.calls.append([c, parent, level, int(r[DEPTH]), int(r[I0]), int(r[I1]), float(r[UPPER]),
+                            float(r[LOWER]), float(r[VALUE]), OPEN, np.nan, -1, ""])
+        state.children[parent] = state.children.get(parent, ()) + (c,)
+        state.stack = {lv: cid for lv, cid in state.stack.items() if lv < level}
+        state.stack[level] = c
+        state.current = c
+        return state
+    c = state.stack.get(level)
+    if c is None:
+        return state
+    state.current = c
+    if kind == mt.MT_CACHE_HIT:
+        state.update(c, status=CACHE, cost=float(r[VALUE]),
+                     detail=f"{int(r[I2])} nodes" + ("" if int(r[FLAGS]) else ", above UB"))
+    elif kind == mt.MT_LB_PRUNE:
+        state.update(c, status=PRUNED, lb=float(r[LOWER]),
+                     detail="UB < 0" if int(r[FLAGS]) else f"LB {fmt(r[LOWER])} > UB {fmt(r[UPPER])}")
+    elif kind == mt.MT_SIMILARITY:
+        state.update(c, lb=float(r[LOWER]), detail=f"similarity LB {fmt(r[VALUE])} → {fmt(r[LOWER])}")
+    elif kind == mt.MT_DEPTH_TWO:
+        state.update(c, status=DEPTH_TWO, cost=float(r[VALUE]))
+    elif kind == mt.MT_FRAME_INCUMBENT:
+        state.update(c, cost=float(r[VALUE]), feature=int(r[FEATURE]))
+    elif kind == mt.MT_SOLVED:
+        status = SOLVED if (state.calls[c][STATUS] == OPEN or int(r[FLAGS]) != mt.SOLVED_DEPTH_TWO) else (
+            state.calls[c][STATUS])
+        state.update(c, status=status, cost=float(r[VALUE]), lb=float(r[LOWER]), detail=f"{int(r[I2])} nodes")
+    elif kind == mt.MT_INFEASIBLE:
+        state.update(c, status=INFEASIBLE, lb=float(r[LOWER]))
+
+
+def recursion(frame):
+    fold = frame.recording.cache.get("murtree.fold")
+    if fold is None:
+        fold = frame.recording.cache["murtree.fold"] = Fold(frame.recording, Recursion, _make_apply(), Recursion.copy)
+    return fold.at(frame.k)
+
+
+def _call_lines(call, solver):
+    head = f"|D|={call[ROWS]} · d={call[D]} · n≤{call[BUDGET]}"
+    status = call[STATUS]
+    if status == OPEN:
+        inc = (f", best {solver_feature(solver, call[FEATURE])}: {fmt(call[COST])}" if call[FEATURE] >= 0 else "")
+        return head, f"UB {fmt(call[UB])}{inc}"
+    if status in (CACHE, DEPTH_TWO, SOLVED):
+        return head, f"{status}: {fmt(call[COST])}" + (f" ({call[DETAIL]})" if call[DETAIL] and status != DEPTH_TWO
+                                                      else "")
+    if status == PRUNED:
+        return head, f"pruned: {call[DETAIL]}"
+    return head, f"infeasible: LB {fmt(call[LB])}"
+
+
+def solver_feature(solver, f):
+    names = getattr(solver, "feature_names", None)
+    fmap = getattr(solver, "feature_map", None)
+    j = int(fmap[f]) if fmap is not None and 0 <= f < len(fmap) else f
+    return names[j] if names is not None and 0 <= j < len(names) else f"x{j}"
+
+
+@register_graph(ALGORITHM)
+def recursion_graph(frame, siblings=5, box_w=190, box_h=44, row_h=70):
+    """SVG: one row per open recursion level; the open call (on the path) and the latest calls its parent
+    made before it, newest on the right, coloured by outcome."""
+    state = recursion(frame)
+    solver = frame.solver
+    path = [state.stack[lv] for lv in sorted(state.stack)]
+    children = state.children
+    rows = []
+    for depth, cid in enumerate(path):
+        parent = state.calls[cid][PARENT]
+        sibs = [s for s in children.get(parent, ()) if s < cid][-siblings:] if depth > 0 else []
+        rows.append(sibs + [cid])
+    if not rows and state.calls:  # between root queries: show the last call
+        rows = [[state.calls[-1][ID]]]
+    W = max(780, 16 + (siblings + 1) * (box_w + 10))
+    H = 30 + max(len(rows), 1) * row_h + 40
+    parts = [svg_open(W, H, calls=len(state.calls), levels=len(path))]
+    c = state.counts
+    parts.append(text(10, 18, f"{len(state.calls)} calls so far: {c[CACHE]} cache hits, {c[PRUNED]} pruned, "
+                              f"{c[DEPTH_TWO]} depth-two solves, {c[SOLVED]} solved, {c[INFEASIBLE]} infeasible"
+                              + (f"; root query {state.queries}" if state.queries > 1 else ""), 13))
+    pos = {}
+    for r, ids in enumerate(rows):
+        y = 30 + r * row_h
+        for j, cid in enumerate(ids):
+            x = 10 + (siblings + 1 - len(ids) + j) * (box_w + 10)
+            pos[cid] = (x, y)
+    for r, ids in enumerate(rows[1:], start=1):  # edges from the open parent to its calls
+        px, py = pos[rows[r - 1][-1]]
+        for cid in ids:
+            x, y = pos[cid]
+            on_path = cid == ids[-1]
+            parts.append(f'<line x1="{px + box_w / 2:.1f}" y1="{py + box_h:.1f}" x2="{x + box_w / 2:.1f}" y2="{y:.1f}" '
+                         f'stroke="{HIGHLIGHT if on_path else "#999"}" stroke-width="{2 if on_path else 1}" />')
+    for cid, (x, y) in pos.items():
+        call = state.calls[cid]
+        fill, opacity, _ = STYLE[call[STATUS]]
+        current = cid == state.current
+        stroke, sw = (HIGHLIGHT, 4) if current else ((HIGHLIGHT, 2) if cid in path else ("#333", 1.2))
+        l1, l2 = _call_lines(call, solver)
+        cls = ' class="current"' if current else ""
+        parts.append(f'<g id="call-{cid}"{cls}><rect x="{x}" y="{y}" width="{box_w}" height="{box_h}" rx="6" '
+                     f'fill="{fill}" fill-opacity="{opacity}" stroke="{stroke}" stroke-width="{sw}" />'
+                     + text(x + box_w / 2, y + 17, l1, 12, "middle", weight="bold")
+                     + text(x + box_w / 2, y + 34, l2[:30], 12, "middle") + "</g>")
+    lx, ly = 10, H - 14
+    for status, (fill, opacity, label) in STYLE.items():
+        parts.append(f'<rect x="{lx}" y="{ly - 11}" width="14" height="13" rx="3" fill="{fill}" '
+                     f'fill-opacity="{opacity}" stroke="#333" />')
+        parts.append(text(lx + 18, ly, label, 12))
+        lx += 28 + 6.6 * len(label)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+recursion_graph.title = "MurTree: the recursion of SolveSubtree (Algorithms 1–3)"
+recursion_graph.note = ("One row per open level: the open call (orange path) and the latest calls its parent made; "
+                        "|D| rows, d depth left, n node budget; thick: the call the last event is about.")
+
+
+COUNT_MODES = {0: "from scratch", 1: "incrementally, from a stored counter (Prop. 7–8)", 2: "unchanged counts reused",
+               3: "singles only (a stump)"}
+
+
+@register_panel(ALGORITHM)
+class DepthTwoPanel(View):
+    """The last depth-two solve (Algorithm 4): its subproblem, how the frequency counts were obtained, and
+    the best trees with 0 (a leaf), 1, 2 and 3 feature nodes it found from them (Eqs. 2-8)."""
+
+    title = "MurTree: the depth-two solver"
+
+    def __init__(self, width=460):
+        self.width = width
+
+    def svg(self, frame):
+        mt = _codes()
+        recs = frame.records
+        hits = np.flatnonzero(recs["kind"] == mt.MT_DEPTH_TWO)
+        W = self.width
+        if not hits.size:
+            return (svg_open(W, 50) + text(10, 28, "No depth-two solve yet: it runs on subtrees of depth ≤ 2.", 13)
+                    + "</svg>")
+        r = recs[hits[-1]]
+        modes = np.bincount(recs["flags"][hits].astype(np.int64), minlength=4)
+        costs = [("leaf", float(r["f0"])), ("1 node", float(r["i1"])), ("2 nodes", float(r["i2"])),
+                 ("3 nodes", float(r["value"]))]
+        ub = float(r["upper"])
+        current = hits[-1] == frame.k - 1
+        H = 78 + 26 * len(costs) + 40
+        parts = [svg_open(W, H, rows=int(r["i0"]), cost=repr(costs[-1][1]), current=int(current)),
+                 text(10, 20, f"{'This' if current else 'Last'} solve: {int(r['i0'])} rows, depth {int(r['depth'])}, "
+                              f"UB {fmt(ub)}, LB {fmt(r['lower'])}", 14, weight="bold"),
+                 text(10, 40, f"frequency counts {COUNT_MODES.get(int(r['flags']), '?')}", 13, fill=MUTED)]
+        finite = [c for _, c in costs if np.isfinite(c) and c >= 0]
+        hi = max(finite + ([ub] if np.isfinite(ub) and ub >= 0 else []) + [1.0])
+        x0, x1 = 90, W - 70
+        best = min(range(len(costs)), key=lambda i: (costs[i][1] if costs[i][1] >= 0 else np.inf, i))
+        for i, (label, cost) in enumerate(costs):
+            y = 56 + 26 * i
+            w = (x1 - x0) * max(cost, 0) / hi if np.isfinite(cost) else 0
+            colour = HIGHLIGHT if i == best else BLUE
+            parts.append(text(10, y + 15, label, 13))
+            parts.append(f'<rect x="{x0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
+                         f'fill-opacity="{0.85 if i == best else 0.5}" />')
+            parts.append(text(x0 + max(w, 1) + 6, y + 15, fmt(cost) if cost >= 0 else "–", 12))
+        if np.isfinite(ub) and ub >= 0:
+            ux = x0 + (x1 - x0) * ub / hi
+            parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="52" y2="{56 + 26 * len(costs)}" stroke="{INK}" '
+                         f'stroke-dasharray="4 3" />')
+            parts.append(text(ux, 52 + 26 * len(costs) + 16, "UB", 12, "middle", MUTED))
+        parts.append(text(10, H - 8, f"solves so far: {modes[0]} from scratch, {modes[1]} incremental, "
+                                     f"{modes[2]} unchanged, {modes[3]} stumps", 12, fill=MUTED))
+        parts.append("</svg>")
+        return "".join(parts)
+
+    def render(self, frame):
+        return panel(self.title, self.svg(frame), "misclassifications of the best tree with at most that many "
+                                                  "feature nodes (orange: the best within the budget)")

@@ -1,0 +1,378 @@
+"""Branches (Chaouki, Read, Bifet): optimality against the brute-force oracle, the paper's optima, the
+search contract (bounds, incumbent, resume), the events of brief §6.2, and bad input."""
+from fractions import Fraction
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from odtlab import datasets
+from odtlab.bruteforce import branches_optimum
+from odtlab.core import branches as kernels
+from odtlab.core import bruteforce as oracle_kernels
+from odtlab.search import Search
+from odtlab.solvers import make_estimator
+from odtlab.solvers.branches import BranchesClassifier, BranchesSolver
+from odtlab.tree import Tree
+
+JIT_ONLY = pytest.mark.jit_only  # seconds with JIT, minutes as plain Python
+
+XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+XOR_Y = np.array([0, 1, 1, 0])
+
+
+def run(X, y, lam, record="none", **kw):
+    solver = BranchesSolver(X, y, lam=lam, **kw)
+    search = Search(solver, record=record)
+    return solver, search, search.run()
+
+
+def branch_rows(X, tests):
+    mask = np.ones(X.shape[0], dtype=bool)
+    for i, j in tests:
+        mask &= X[:, i] == j
+    return np.flatnonzero(mask)
+
+
+@st.composite
+def problems(draw):
+    q = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 60))
+    K = draw(st.integers(2, 3))
+    C = draw(st.lists(st.integers(1, 3), min_size=q, max_size=q))
+    X = np.column_stack([draw(st.lists(st.integers(0, c - 1), min_size=n, max_size=n)) for c in C])
+    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
+    lam = Fraction(draw(st.sampled_from(["0.001", "0.01", "0.02", "0.05", "0.1", "0.3", "1"])))
+    max_depth = draw(st.sampled_from([None, None, 1, 2]))
+    return X, y, np.array(C), K, lam, max_depth
+
+
+# -- optimality ---------------------------------------------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.sampled_from(["min_G", "min_H", "first"]), st.sampled_from(["paper", "prefer_proven"]))
+def test_optimum_equals_the_brute_force_oracle_with_certified_monotone_bounds(problem, rule, tie):
+    X, y, C, K, lam, max_depth = problem
+    best = branches_optimum(X, y, lam, max_depth=max_depth, n_categories=C)
+    solver, search, result = run(X, y, lam, record="summary", n_categories=C, n_classes=K, max_depth=max_depth,
+                                 child_rule=rule, tie_break=tie)
+    assert result.status == "optimal"
+    lower, upper = solver.bounds_exact()
+    assert lower == upper == best.value
+    assert result.tree.branches_objective(X, y, lam, exact=True) == best.value
+    # R(root) never increases and G(root) never decreases, G <= R, from the level-summary events
+    ends = [e for e in search.trace().itertuples() if e.event == "IterationEnd"]
+    assert len(ends) == result.stats["iterations"]
+    R = np.array([e.upper for e in ends])
+    G = np.array([e.lower for e in ends])
+    assert np.all(np.diff(R) <= 1e-12) and np.all(np.diff(G) >= -1e-12) and np.all(G <= R + 1e-12)
+    history = search.history()
+    assert history["upper"].is_monotonic_decreasing and history["lower"].is_monotonic_increasing
+    # every complete branch in the memo is exact: R(l) = R*(l) (Bellman, Prop 4.1)
+    p, den = solver.lam.numerator, solver.lam.denominator
+    depth_limit = -1 if max_depth is None else max_depth
+    for v in range(int(solver.CN[kernels.C_NODES])):
+        if solver.ND[v, kernels.D_FLAGS] & kernels.F_COMPLETE:
+            tests = solver.branch_tests(v)
+            used = np.zeros(X.shape[1], dtype=np.bool_)
+            used[[i for i, _ in tests]] = True
+            exact = oracle_kernels.branches_node_value(X.astype(np.int64), y.astype(np.int64), K, p, den, len(y),
+                                                       branch_rows(X, tests), used, len(tests), depth_limit)
+            assert solver.ND[v, kernels.D_R] == exact
+
+
+@settings(max_examples=25, deadline=None)
+@given(problems(), st.lists(st.integers(1, 7), min_size=1, max_size=6))
+def test_interrupted_and_resumed_search_equals_the_uninterrupted_one(problem, chunks):
+    X, y, C, K, lam, max_depth = problem
+    _, _, whole = run(X, y, lam, n_categories=C, n_classes=K, max_depth=max_depth)
+    solver = BranchesSolver(X, y, lam=lam, n_categories=C, n_classes=K, max_depth=max_depth, capacity=2)
+    search = Search(solver, record="summary")
+    for chunk in chunks:
+        partial = search.run(max_iterations=chunk)
+        lower, upper = solver.bounds_exact()
+        assert lower <= whole.tree.branches_objective(X, y, lam, exact=True) <= upper
+        assert partial.tree.branches_objective(X, y, lam, exact=True) == lower  # the incumbent is a real tree
+    for _ in search.steps(max_iterations=2):
+        pass
+    resumed = search.run()
+    assert resumed.stats["iterations"] == whole.stats["iterations"]
+    assert resumed.tree.to_dict() == whole.tree.to_dict()
+    assert resumed.objective == whole.objective
+
+
+def test_xor_trace_and_the_tie_break_lesson():
+    # brief §6.3: optimum 0.7 with 3 splits; 5 iterations with the paper's heap order, 3 preferring proven
+    solver, search, result = run(XOR_X, XOR_Y, 0.1)
+    assert result.objective == pytest.approx(0.7) and result.tree.splits == 3
+    assert result.stats["iterations"] == 5
+    assert run(XOR_X, XOR_Y, 0.1, tie_break="prefer_proven")[2].stats["iterations"] == 3
+    first = Search(BranchesSolver(XOR_X, XOR_Y, lam=0.1), record="full")
+    events = list(first.steps(max_iterations=1))
+    assert events[0].name == "Init" and events[0].R == pytest.approx(0.9) and events[0].H == pytest.approx(0.5)
+    scored = [e for e in events if e.name == "SplitScored"]
+    assert [e.Q for e in scored] == pytest.approx([0.7, 0.7])
+    end = [e for e in events if e.name == "IterationEnd"][0]
+    assert end.root_R == pytest.approx(0.7) and end.root_G == pytest.approx(0.5)
+
+
+def test_multi_word_keys_on_many_binary_features():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(40, 70))  # 3**70 > 2**62: the memo key takes two words
+    y = (X[:, 5] ^ X[:, 60]) | (rng.random(40) < 0.1)
+    solver, _, result = run(X, y, 0.02, max_depth=2)
+    assert solver.key_words == 2
+    best = branches_optimum(X, y, Fraction("0.02"), max_depth=2)
+    assert solver.bounds_exact()[0] == best.value == result.tree.branches_objective(X, y, 0.02, exact=True)
+
+
+def test_arrays_grow_from_a_tiny_capacity():
+    d = datasets.load("branches/monk1-o")
+    small, _, a = run(d.X, d.y, 0.01, n_categories=d.n_categories, capacity=2)
+    b = run(d.X, d.y, 0.01, n_categories=d.n_categories)[2]
+    assert a.objective == b.objective == pytest.approx(0.9)
+    assert a.stats["iterations"] == b.stats["iterations"] and small.ND.shape[0] > 2
+
+
+# -- the paper's optima (Table 2 / brief §5.8, λ from Table 5) ---------------------------------------------
+
+PAPER = [  # name, lambda, objective, decimals, splits
+    ("monk1-o", "0.01", 0.900, 3, 10), ("monk2-o", "0.001", 0.955, 3, 45), ("monk3-o", "0.001", 0.987, 3, 13),
+    ("tic-tac-toe-o", "0.005", 0.77304, 5, 17), ("car-eval-o", "0.005", 0.81252, 5, 14),
+    ("nursery-o", "0.01", 0.82213, 5, 7), ("mushroom-o", "0.01", 0.97523, 5, 1), ("zoo-o", "0.001", 0.993, 3, 7),
+    ("lymph-o", "0.01", 0.85270, 5, 10), ("balance-o", "0.01", 0.67160, 5, 5), ("monk1-l", "0.01", 0.930, 3, 7),
+    ("monk1-f", "0.001", 0.983, 3, 17), ("monk2-f", "0.001", 0.933, 3, 67), ("monk3-f", "0.001", 0.983, 3, 17),
+    ("zoo-f", "0.001", 0.992, 3, 8),
+]
+SLOW = [("tic-tac-toe-f", "0.005", 0.85072, 5, 19), ("car-eval-f", "0.005", 0.79921, 5, 14)]
+
+
+def check_paper(name, lam, objective, decimals, splits):
+    d = datasets.load(f"branches/{name}")
+    solver, _, result = run(d.X, d.y, lam, n_categories=d.n_categories)
+    assert result.status == "optimal"
+    assert round(result.objective, decimals) == objective
+    assert result.tree.splits == splits
+    assert result.tree.branches_objective(d.X, d.y, lam, exact=True) == solver.bounds_exact()[0]
+
+
+@JIT_ONLY
+@pytest.mark.parametrize("name, lam, objective, decimals, splits", PAPER, ids=[p[0] for p in PAPER])
+def test_paper_optimum(shared_data, name, lam, objective, decimals, splits):
+    check_paper(name, lam, objective, decimals, splits)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, lam, objective, decimals, splits", SLOW, ids=[p[0] for p in SLOW])
+def test_paper_optimum_one_hot(shared_data, name, lam, objective, decimals, splits):
+    check_paper(name, lam, objective, decimals, splits)
+
+
+def test_monk1_o_small_enough_for_plain_python(shared_data):
+    d = datasets.load("branches/monk1-o")
+    best = branches_optimum(d.X, d.y, 0.01, n_categories=d.n_categories)
+    solver, _, result = run(d.X, d.y, "0.01", n_categories=d.n_categories)
+    assert solver.bounds_exact()[0] == best.value == Fraction(9, 10)
+    assert result.tree.leaves == 27  # empty children count as leaves (brief pitfall 7)
+
+
+# -- stopped searches and events -----------------------------------------------------------------------------
+
+@JIT_ONLY
+def test_a_stopped_search_returns_the_incumbent_with_its_certified_gap(shared_data):
+    d = datasets.load("branches/tic-tac-toe-o")
+    solver = BranchesSolver(d.X, d.y, lam=0.005, n_categories=d.n_categories)
+    search = Search(solver)
+    stopped = search.run(max_iterations=300)
+    assert stopped.status == "iteration_limit" and not stopped.optimal
+    assert stopped.lower_bound < 0.77304 < stopped.upper_bound and stopped.gap > 0
+    assert stopped.tree.branches_objective(d.X, d.y, 0.005) == pytest.approx(stopped.objective)
+    assert stopped.objective == stopped.lower_bound
+    final = search.run()
+    assert final.optimal and round(final.objective, 5) == 0.77304
+
+
+def test_full_events_follow_the_brief_and_describe_prints_branch_keys():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(40, 3))
+    y = (X[:, 0] == X[:, 1]).astype(int)
+    solver = BranchesSolver(X, y, lam=0.01, feature_names=["a", "b", "c"])
+    search = Search(solver, record="full")
+    result = search.run()
+    frame = search.trace()
+    names = set(frame["event"])
+    assert {"Init", "IterationStart", "SelectStep", "SelectCandidate", "Selection", "ChildEvaluated",
+            "SplitScored", "Expansion", "BackpropStep", "NodeCompleted", "IterationEnd", "Terminated"} <= names
+    counts = frame["event"].value_counts()
+    iterations = result.stats["iterations"]
+    assert counts["IterationStart"] == counts["IterationEnd"] == counts["Selection"] == iterations
+    assert counts["Init"] == counts["Terminated"] == 1
+    assert frame["event"].iloc[0] == "Init" and frame["event"].iloc[-1] == "Terminated"
+    assert counts["Expansion"] == result.stats["expanded"]
+    from odtlab.events import decode_all
+    captions = [search.describe(e) for e in decode_all(search.events())]
+    assert all(isinstance(c, str) and c for c in captions)
+    assert any(c.startswith("Selection: branch Ω, split a with Q = 0.96; go to a=0") for c in captions)
+    assert any(" ∧ " in c for c in captions)
+    assert captions[-1].startswith("Terminated after")
+    summary = Search(BranchesSolver(X, y, lam=0.01), record="summary")
+    summary.run()
+    assert set(summary.trace()["event"]) == {"Init", "IterationEnd", "Terminated"}
+
+
+def test_record_levels_and_buffer_sizes_do_not_change_the_search():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(50, 4))
+    y = rng.integers(0, 3, size=50)
+    results = []
+    for record, size in (("none", None), ("summary", None), ("full", None), ("full", 2 * 400)):
+        solver = BranchesSolver(X, y, lam=0.005)
+        search = Search(solver, record=record, buffer_size=max(size or 0, 2 * solver.events_per_iteration))
+        results.append(search.run())
+    assert len({r.stats["iterations"] for r in results}) == 1
+    assert len({str(r.tree.to_dict()) for r in results}) == 1
+
+
+def test_already_complete_root_is_a_single_leaf():
+    X = np.array([[0], [1], [0], [1]])
+    y = np.array([1, 1, 1, 0])
+    solver, search, result = run(X, y, 0.3, record="summary")  # one error <= lambda * n
+    assert solver.finished and result.stats["iterations"] == 0 and result.tree.splits == 0
+    assert result.objective == pytest.approx(0.75)
+
+
+# -- the estimator --------------------------------------------------------------------------------------------
+
+def test_estimator_fits_predicts_and_registers_for_the_cli(shared_data):
+    d = datasets.load("branches/car-eval-o")
+    est = make_estimator("branches", lam=0.005, depth=None, time_limit=None)
+    assert isinstance(est, BranchesClassifier)
+    est.fit(d.X, d.y)
+    assert est.result_.optimal and round(est.result_.objective, 5) == 0.81252
+    assert est.score(d.X, d.y) == pytest.approx(est.result_.objective + 14 * 0.005)
+    proba = est.predict_proba(d.X[:5])
+    assert proba.shape == (5, len(est.classes_)) and np.allclose(proba.sum(axis=1), 1)
+    assert clone(est).get_params()["lam"] == 0.005
+    summary = est.summary(d.X, d.y)
+    assert summary["optimal"] and summary["splits"] == 14 and "evaluations" in summary
+
+
+@pytest.mark.slow
+def test_estimator_time_limit_keeps_the_incumbent_and_resumes(shared_data):
+    d = datasets.load("branches/tic-tac-toe-f")
+    est = BranchesClassifier(lam=0.005, time_limit=0.05).fit(d.X, d.y)
+    res = est.result_
+    assert res.status == "time_limit" and res.gap > 0
+    assert est.tree_.branches_objective(d.X, d.y, 0.005) == pytest.approx(res.objective)
+    assert res.lower_bound <= 0.85072 <= res.upper_bound
+    final = est.search_.run()
+    assert final.optimal and round(final.objective, 5) == 0.85072
+
+
+@JIT_ONLY
+def test_memory_limit_stops_with_a_valid_incumbent(shared_data):
+    d = datasets.load("branches/lymph-o")
+    search = Search(BranchesSolver(d.X, d.y, lam=0.01))
+    res = search.run(memory_limit=3_000_000)
+    assert res.status == "memory_limit"
+    assert res.tree.branches_objective(d.X, d.y, 0.01) == pytest.approx(res.objective)
+    assert res.lower_bound <= 0.8527 <= res.upper_bound
+
+
+def test_fitted_estimator_pickles_and_unfitted_one_refuses_to_predict():
+    est = BranchesClassifier(lam=0.1).fit(np.tile(XOR_X, (3, 1)), np.tile(XOR_Y, 3))
+    again = pickle.loads(pickle.dumps(est))
+    assert again.predict(XOR_X).tolist() == XOR_Y.tolist()
+    assert again.search_.run().optimal
+    with pytest.raises(NotFittedError):
+        BranchesClassifier().predict(XOR_X)
+
+
+def test_pandas_categories_empty_children_and_unseen_categories():
+    frame = pd.DataFrame({
+        "colour": pd.Categorical(["red", "blue", "red", "blue"] * 6, categories=["red", "blue", "green"]),
+        "shape": pd.Categorical(["disc", "disc", "star", "star"] * 6),
+    })
+    y = np.array(["yes", "no", "no", "yes"] * 6)  # XOR of the two columns
+    est = BranchesClassifier(lam=0.01).fit(frame, y)
+    assert est.tree_.splits == 3 and est.score(frame, y) == 1.0
+    root = est.tree_
+    assert root.n_children[0] == 3  # "green" never occurs: an empty child, a leaf with its parent's class
+    assert "colour" in root.to_text() or "shape" in root.to_text()
+    new = pd.DataFrame({"colour": pd.Categorical(["green", "purple"]), "shape": pd.Categorical(["disc", "disc"])})
+    pred = est.predict(new)
+    assert set(pred) <= {"yes", "no"}  # unseen categories stop at the split and get its majority class
+    assert est.search_.solver.category_names[0] == ["red", "blue", "green"]
+    fresh = est.search(frame, y)  # an un-run search for stepping; its keys name the categories
+    assert any("colour=red" in fresh.describe(e) for e in fresh.steps())
+    codes = np.column_stack([frame["colour"].cat.codes, frame["shape"].cat.codes])
+    refit = est.fit(codes, y)  # a numpy refit forgets the frame's categories
+    assert refit.search_.solver.category_names is None and refit.tree_.n_children[0] == 2
+
+
+def test_binary_features_and_a_constant_column_are_handled():
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 2, 60), np.zeros(60, dtype=int), rng.integers(0, 2, 60)])
+    y = X[:, 0] & X[:, 2]
+    est = BranchesClassifier(lam=0.01).fit(X, y)
+    assert 1 not in est.tree_.feature  # a feature with one category is never split on
+    best = branches_optimum(X, y, 0.01)
+    assert est.tree_.branches_objective(X, y, 0.01, exact=True) == best.value
+
+
+def test_zero_lambda_needs_a_depth_limit_and_then_matches_the_oracle():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 3, size=(30, 3))
+    y = rng.integers(0, 2, size=30)
+    with pytest.raises(ValueError, match="max_depth"):
+        BranchesClassifier(lam=0).fit(X, y)
+    est = BranchesClassifier(lam=0, max_depth=2).fit(X, y)
+    assert est.tree_.depth <= 2
+    assert est.tree_.branches_objective(X, y, 0, exact=True) == branches_optimum(X, y, 0, max_depth=2).value
+
+
+@pytest.mark.parametrize("X, y, match", [
+    ([[0.5, 1], [1, 0]], [0, 1], "non-integer"),
+    ([[-1, 1], [1, 0]], [0, 1], "negative"),
+    ([["a", "b"], ["b", "a"]], [0, 1], "string"),
+    ([[0, 1], [1, 0]], [0, 1, 1], "inconsistent"),
+])
+def test_bad_input_gets_a_clear_error(X, y, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        BranchesClassifier().fit(X, y)
+
+
+def test_solver_checks_its_arrays():
+    with pytest.raises(ValueError, match="class codes"):
+        BranchesSolver(XOR_X, [0.5, 1, 1, 0])
+    with pytest.raises(ValueError, match="n_categories"):
+        BranchesSolver(XOR_X, XOR_Y, n_categories=[1, 2])
+    with pytest.raises(ValueError, match="at least one"):
+        BranchesSolver(np.zeros((0, 2), dtype=int), np.zeros(0, dtype=int))
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"lam": -0.1}, r"\[0, 1\]"), ({"lam": 1.5}, r"\[0, 1\]"), ({"lam": 0.0}, "max_depth"),
+    ({"lam": "x"}, "finite number"), ({"lam": 1e-9}, "too small"), ({"max_depth": -1}, "max_depth"),
+    ({"max_depth": 1.5}, "max_depth"),
+    ({"child_rule": "max_G"}, "child_rule"), ({"tie_break": "random"}, "tie_break"),
+    ({"time_limit": 0}, "time_limit"),
+])
+def test_bad_parameters_get_a_clear_error(params, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        BranchesClassifier(**params).fit(XOR_X, XOR_Y)
+
+
+def test_sample_weights_are_refused():
+    with pytest.raises(ValueError, match="sample weights"):
+        BranchesClassifier().fit(XOR_X, XOR_Y, sample_weight=[1, 2, 1, 1])
+
+
+def test_the_result_tree_is_a_category_tree():
+    tree = run(XOR_X, XOR_Y, 0.1)[2].tree
+    assert isinstance(tree, Tree) and set(tree.split[tree.split != 0]) == {2}
+    assert tree.predict(XOR_X).tolist() == XOR_Y.tolist()

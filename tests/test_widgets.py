@@ -1,0 +1,579 @@
+"""The ipywidgets layer, headless: drive the slider and the buttons, assert on the SVG/HTML they produce.
+
+Every expected value comes from an independent search over the same data (the tree and bounds after the
+same number of iterations), never from the widgets themselves. PNG renders of every drawing view go to
+a temporary folder (and to $ODTLAB_DOCS_IMG, e.g. docs/img, when set).
+"""
+import json
+import os
+import re
+from pathlib import Path
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+
+from odtlab.search import Search
+from odtlab.solvers.cart import CARTClassifier, CARTRegressor, CARTSolver
+from odtlab.widgets import (BoundPlot, EventLog, SearchGraphView, SearchPlayer, StaticPlayer, TreeView, explore,
+                            register_panel)
+from odtlab.widgets import registry
+from odtlab.widgets.cart import CARTPanel
+from odtlab.widgets.svg import fmt
+from odtlab.widgets.trees import TreeSource, tree_frame, window
+
+
+@pytest.fixture(scope="module")
+def iris():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X.columns = ["sepal length", "sepal width", "petal length", "petal width"]
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def iris_named(iris):
+    """Iris with the species as labels (the pictures then name the classes)."""
+    X, y = iris
+    return X, y.map(dict(enumerate(load_iris().target_names)))
+
+
+def cart_search(iris, **params):
+    X, y = iris
+    return CARTClassifier(**params).search(X, y)
+
+
+def upper_of(svg):
+    return float(re.search(r'data-upper="([^"]+)"', svg).group(1))
+
+
+def lower_of(svg):
+    return float(re.search(r'data-lower="([^"]+)"', svg).group(1))
+
+
+def view_of(player, cls):
+    return next(pane for view, pane in zip(player.views, player.panes) if isinstance(view, cls))
+
+
+def reference_after(iris, iterations, **params):
+    """An independent CART search stopped after ``iterations`` iterations."""
+    search = cart_search(iris, **params)
+    if iterations:
+        search.run(max_iterations=iterations)
+    return search
+
+
+# -- the player over CART -----------------------------------------------------------------------------------
+def test_step_shows_each_event_with_its_caption_tree_and_bounds(iris):
+    player = explore(CARTClassifier(max_depth=3), *iris)
+    assert player.k == 0 and "Before the first event" in player.caption.value
+    assert "dashed" in view_of(player, TreeView).value  # the root is not decided yet
+    events = list(cart_search(iris, max_depth=3).steps())
+    for i, event in enumerate(events[:8]):
+        player.step()
+        assert player.k == i + 1 and player.slider.value == i + 1
+        caption = player.caption.value
+        assert event.name in caption
+        assert player.search.describe(event).replace("<", "&lt;") in caption
+        frame = player.frame
+        assert frame.event == event
+        if event.name in ("Split", "Leaf"):
+            tf = TreeView().tree_frame(frame)
+            assert [tf.keys[t] for t in tf.highlight] == [int(event.node)]
+            svg = view_of(player, TreeView).value
+            assert svg.count('class="highlight"') == 1
+            ref = reference_after(iris, int(event.iteration), max_depth=3)
+            assert tf.tree.to_text() == ref.solver.incumbent().to_text()
+            lower, upper = ref.solver.bounds()
+            plot = view_of(player, BoundPlot).value
+            assert upper_of(plot) == upper and lower_of(plot) == lower
+
+
+def test_highlighted_node_is_the_split_node_of_the_event(iris):
+    player = explore(CARTClassifier(max_depth=3), *iris)
+    player.step()
+    player.step()  # the root split
+    event = player.frame.event
+    assert event.name == "Split" and int(event.node) == 0
+    svg = view_of(player, TreeView).value
+    group = re.search(r'<g id="node-(\d+)" class="highlight">.*?</g>', svg).group(0)
+    assert "petal length" in group or "petal width" in group
+    assert X_name(iris, int(event.feature)) in group
+
+
+def X_name(iris, j):
+    return list(iris[0].columns)[j]
+
+
+def test_back_then_step_reproduces_the_same_frame(iris):
+    player = explore(CARTClassifier(max_depth=4), *iris)
+    for _ in range(6):
+        player.step()
+    before = (player.caption.value, [p.value for p in player.panes])
+    player.back_button.click()
+    assert player.k == 5
+    middle = [p.value for p in player.panes]
+    assert middle != before[1]
+    player.step_button.click()
+    assert (player.caption.value, [p.value for p in player.panes]) == before
+    player.goto(2)
+    player.goto(6)
+    assert (player.caption.value, [p.value for p in player.panes]) == before
+
+
+def test_slider_drives_the_frame_and_frames_are_pure(iris):
+    player = explore(CARTClassifier(max_depth=4), *iris)
+    player.slider.value = 7
+    assert player.k == 7
+    seven = player.render_frame(7)
+    player.slider.value = 3
+    player.slider.value = 7
+    assert player.render_frame(7) == seven
+    assert player.caption.value == seven[0]
+
+
+def test_recording_is_lazy_and_extends_past_the_end(iris):
+    X, y = iris
+    total = len(list(CARTClassifier().search(X, y).steps()))
+    player = explore(CARTClassifier(), X, y, lookahead=8)
+    assert 8 <= player.recording.n < total and not player.recording.done
+    for _ in range(total + 5):  # what Play does: push the slider to its end, again and again
+        player.slider.value = player.slider.max
+    assert player.recording.exhausted and player.recording.n == total
+    assert player.k == total and "search finished (done)" in player.caption.value
+    player.step()  # stepping past the end stays at the end
+    assert player.k == total
+
+
+def test_run_to_end_records_everything_and_matches_a_full_run(iris):
+    X, y = iris
+    player = explore(CARTClassifier(max_depth=4), X, y)
+    player.end_button.click()
+    full = CARTClassifier(max_depth=4).search(X, y)
+    full.run()
+    assert player.recording.records.tolist() == full.events().tolist()
+    tf = TreeView(max_leaves=100).tree_frame(player.frame)
+    assert tf.tree.to_text() == full.solver.incumbent().to_text() and not tf.pending
+    assert upper_of(view_of(player, BoundPlot).value) == full.solver.bounds()[1]
+
+
+def test_kind_filter_steps_through_the_chosen_kinds_only(iris):
+    player = explore(CARTClassifier(max_depth=3), *iris)
+    player.show_kinds(["Leaf"])
+    seen = []
+    for _ in range(4):
+        player.step()
+        seen.append(player.frame.event.name)
+    assert seen == ["Leaf"] * 4
+    log = view_of(player, EventLog).value
+    assert "Leaf" in log and ">Split<" not in log
+    k = player.k
+    player.show_kinds(None)  # back to every kind, at the same event
+    assert player.k == k and player.slider.max == player.recording.n
+    with pytest.raises(ValueError, match="unknown event kind"):
+        player.show_kinds(["Selection"])
+
+
+def test_event_log_lists_the_last_events_with_the_current_one_marked(iris):
+    player = explore(CARTClassifier(max_depth=3), *iris)
+    player.goto(5)
+    log = view_of(player, EventLog).value
+    assert log.count("<tr class=") == 5 and log.count('class="current"') == 1
+    player.goto(0)
+    assert "no events yet" in view_of(player, EventLog).value
+
+
+def test_cart_panel_shows_the_split_or_the_leaf_reason(iris):
+    player = explore(CARTClassifier(max_depth=1), *iris)
+    player.goto(2)
+    panel = view_of(player, CARTPanel).value
+    event = player.frame.event
+    assert event.name == "Split" and f"{event.threshold:.6g}" in panel and "rows left" in panel
+    player.goto(3)
+    assert "max_depth reached" in view_of(player, CARTPanel).value
+
+
+def test_large_tree_is_drawn_as_a_window_around_the_current_node():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int) + (X[:, 1] > 0.5)
+    player = explore(CARTClassifier(), X, y)
+    player.run_to_end()
+    for k in (player.recording.n // 2, player.recording.n - 3):
+        player.goto(k)
+        event = player.frame.event
+        tf = TreeView(max_leaves=10).tree_frame(player.frame)
+        assert tf.tree.leaves <= 10 and tf.total_nodes > tf.tree.n_nodes
+        if event.name in ("Split", "Leaf"):
+            assert [tf.keys[t] for t in tf.highlight] == [int(event.node)]
+        assert "window" in view_of(player, TreeView).value
+
+
+def test_window_keeps_small_trees_whole_and_cuts_big_ones():
+    from odtlab.tree import Tree
+
+    def full(depth):  # complete binary tree of the given depth
+        if depth == 0:
+            return {"leaf": True}
+        return {"feature": 0, "threshold": 0.5, "children": [full(depth - 1), full(depth - 1)]}
+
+    small = TreeSource(Tree.from_dict(full(3), 1))
+    assert window(small, 9, max_leaves=8) == (0, 3)
+    big = TreeSource(Tree.from_dict(full(6), 1))
+    root, depth = window(big, 70, max_leaves=8)  # a leaf at depth 6: its ancestors three levels up
+    assert (root, depth) == (7, 3)
+    tf = tree_frame(big, 15, 8)  # a split at depth 4: the cut hides the levels below the window
+    assert tf.tree.leaves <= 8 and tf.hidden and [tf.keys[t] for t in tf.highlight] == [15]
+    assert "window" in tf.note
+
+
+def test_regression_tree_shows_means():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(80, 2))
+    y = np.where(X[:, 0] > 0.5, 3.0, -1.0)
+    player = explore(CARTRegressor(max_depth=2), X, y)
+    player.run_to_end()
+    svg = view_of(player, TreeView).value
+    assert "value: 3" in svg and "value: -1" in svg
+    assert "mean" in view_of(player, CARTPanel).value or player.frame.event.name == "Terminated"
+
+
+# -- explore ------------------------------------------------------------------------------------------------
+def test_explore_accepts_estimators_searches_and_solvers(iris):
+    X, y = iris
+    fitted = CARTClassifier(max_depth=2).fit(X, y)
+    for obj in (CARTClassifier(max_depth=2), fitted):
+        player = explore(obj, X, y)
+        assert isinstance(player, SearchPlayer) and player.search is not fitted.search_
+    search = cart_search(iris, max_depth=2)
+    assert explore(search).search is search
+    solver_player = explore(CARTSolver(X.to_numpy(), y.to_numpy(), max_depth=2))
+    solver_player.run_to_end()
+    assert solver_player.search.done
+    with pytest.raises(ValueError, match="needs the data"):
+        explore(CARTClassifier())
+    with pytest.raises(TypeError, match="explore needs"):
+        explore("cart")
+    with pytest.raises(TypeError, match="SearchPlayer needs"):
+        SearchPlayer(CARTClassifier())
+
+
+def test_default_views_come_from_the_panel_registry(iris):
+    class Extra(EventLog):
+        title = "extra"
+
+    register_panel("test-algorithm")(Extra)
+    assert [type(p) for p in registry.panels_for("test-algorithm")] == [Extra]
+    player = explore(CARTClassifier(max_depth=2), *iris)
+    kinds = [type(v) for v in player.views]
+    assert kinds[0] is TreeView and CARTPanel in kinds and EventLog in kinds and SearchGraphView not in kinds
+
+
+def test_player_without_a_tree_function_draws_snapshots(iris):
+    """An algorithm with no adapter: the tree view falls back to the incumbent after each kernel call."""
+    X, y = iris
+
+    class Anonymous(CARTSolver):
+        name = "anonymous"
+
+    search = Search(Anonymous(X.to_numpy(), y.to_numpy(), max_depth=2), record="full")
+    player = SearchPlayer(search)
+    assert player.adapter.snapshots
+    player.run_to_end()
+    tf = TreeView().tree_frame(player.frame)
+    assert tf.tree.to_text() == search.solver.incumbent().to_text()
+    assert upper_of(view_of(player, BoundPlot).value) == search.solver.bounds()[1]
+
+
+# -- static export ------------------------------------------------------------------------------------------
+def test_static_player_precomputes_frames_linked_in_the_browser(iris, tmp_path):
+    player = explore(CARTClassifier(max_depth=3), *iris)
+    static = player.static(max_frames=6)
+    assert isinstance(static, StaticPlayer) and isinstance(static.stack, W.Stack)
+    assert len(static.stack.children) == 6 and static.events[0] == 0 and static.events[-1] == player.recording.n
+    assert static.slider.max == 5 == static.play.max
+    pairs = {(link.source[0].model_id, link.source[1], link.target[0].model_id, link.target[1])
+             for link in static.links}
+    assert (static.slider.model_id, "value", static.stack.model_id, "selected_index") in pairs
+    assert (static.play.model_id, "value", static.slider.model_id, "value") in pairs
+    last = static.stack.children[-1].value
+    assert "search finished" in last and "<svg" in last
+    path = player.to_html(tmp_path / "cart.html", max_frames=5)
+    page = Path(path).read_text()
+    state = json.loads(re.search(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
+                                 page, re.S).group(1))
+    models = state["state"].values()
+    assert sum(m["model_name"] == "StackModel" for m in models) == 1
+    assert sum(m["model_name"] == "LinkModel" for m in models) == 2
+    assert not any(m["model_name"] == "ButtonModel" for m in models)  # only the static player
+    assert page.count("odtlab-caption") == 5
+
+
+def test_widget_state_is_serialisable(iris):
+    from ipywidgets.embed import dependency_state
+
+    player = explore(CARTClassifier(max_depth=2), *iris)
+    state = dependency_state([player])
+    assert len(state) > 10 and {player.slider.model_id, player.play.model_id} <= set(state)
+    assert json.dumps(state)
+
+
+# -- bad input ----------------------------------------------------------------------------------------------
+def test_bad_arguments_raise_clear_errors(iris):
+    search = cart_search(iris, max_depth=2)
+    with pytest.raises(ValueError, match="lookahead"):
+        SearchPlayer(search, lookahead=0)
+    with pytest.raises(ValueError, match="record must be"):
+        SearchPlayer(search, record="none")
+    player = explore(CARTClassifier(max_depth=2), *iris)
+    with pytest.raises(ValueError, match="frame must be"):
+        player.goto(-1)
+    with pytest.raises(ValueError, match="max_frames"):
+        player.static(max_frames=1)
+
+
+# -- pictures -----------------------------------------------------------------------------------------------
+def write_png(svg, path):
+    cairosvg = pytest.importorskip("cairosvg")
+    cairosvg.svg2png(bytestring=svg.encode(), write_to=str(path), scale=1.25)
+    from PIL import Image
+
+    with Image.open(path) as img:
+        assert img.width > 200 and img.height > 40
+        colours = img.convert("RGB").getcolors(1 << 20)
+        assert colours is not None and len(colours) > 4  # a drawing, not a blank page
+
+
+def picture_folders(tmp_path):
+    folders = [tmp_path]
+    if os.environ.get("ODTLAB_DOCS_IMG"):
+        folders.append(Path(os.environ["ODTLAB_DOCS_IMG"]))
+        folders[-1].mkdir(parents=True, exist_ok=True)
+    return folders
+
+
+def test_every_drawing_view_renders_to_png(iris_named, tmp_path):
+    player = explore(CARTClassifier(max_depth=3), *iris_named)
+    player.goto(6)
+    frame = player.frame
+    for folder in picture_folders(tmp_path):
+        write_png(TreeView().svg(frame), folder / "cart_tree.png")
+        write_png(BoundPlot().svg(frame), folder / "cart_bounds.png")
+        write_png(CARTPanel().svg(frame), folder / "cart_panel.png")
+
+
+# -- Branches -----------------------------------------------------------------------------------------------
+XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+XOR_Y = np.array([0, 1, 1, 0])
+
+
+def branches_player(X=XOR_X, y=XOR_Y, lam=0.1, **options):
+    from odtlab.solvers.branches import BranchesClassifier
+
+    return explore(BranchesClassifier(lam=lam), X, y, **options)
+
+
+def test_branches_bounds_shown_are_the_values_of_the_events():
+    player = branches_player()
+    assert [type(v).__name__ for v in player.views] == ["TreeView", "SearchGraphView", "BoundPlot", "QValuePanel",
+                                                        "EventLog"]
+    checked = 0
+    while True:
+        event = player.frame.event
+        if event is not None and event.name in ("Init", "IterationStart", "IterationEnd", "Terminated"):
+            plot = view_of(player, BoundPlot).value
+            R = event.R if event.name == "Init" else event.root_R
+            G = event.G if event.name == "Init" else event.root_G
+            assert (upper_of(plot), lower_of(plot)) == (R, G)
+            checked += 1
+        if player.recording.exhausted and player.k == player.recording.n:
+            break
+        player.step()
+    assert checked >= 11  # Init, 5 x (IterationStart, IterationEnd), Terminated
+    assert upper_of(view_of(player, BoundPlot).value) == pytest.approx(0.7)
+    assert player.search.solver.bounds() == (pytest.approx(0.7), pytest.approx(0.7))
+
+
+def test_branches_graph_and_q_panel_follow_the_search():
+    player = branches_player()
+    player.goto(6)  # Init, IterationStart, Selection, 2 x ChildEvaluated, SplitScored x0
+    event = player.frame.event
+    assert event.name == "SplitScored" and event.Q == pytest.approx(0.7)
+    from odtlab.widgets.branches import QValuePanel
+
+    q = view_of(player, QValuePanel).value
+    assert "split x0" in q and "0.7" in q and "Branch Ω" in q
+    player.run_to_end()
+    graph = player.views[1].svg(player.frame)
+    assert graph.count('<g class="and">') == 3  # Ω on x0, both halves on x1
+    assert graph.count("#F0E442") == 4 + 1  # four settled leaves (and the legend)
+    assert 'class="current"' in graph and "R* 0.7" in graph
+    tf = TreeView().tree_frame(player.frame)
+    assert tf.tree.to_text() == player.search.solver.incumbent().to_text()
+    assert tf.highlight == (0,)  # the last event is about Ω, the incumbent's root
+
+
+def test_branches_frames_are_the_same_whatever_the_path_to_them():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(60, 4))
+    y = (X[:, 0] == X[:, 1]).astype(int) ^ (rng.random(60) < 0.1)
+    player = branches_player(X, y, lam=0.01)
+    player.run_to_end()
+    n = player.recording.n
+    assert n > 600
+    targets = [n, 5, n // 2, n - 1, 1, n // 3, n // 2]
+    seen = {}
+    for k in targets:  # jumps back and forth through the fold's checkpoints
+        player.goto(k)
+        seen.setdefault(k, []).append(player.render_frame(k))
+    fresh = branches_player(X, y, lam=0.01)
+    fresh.run_to_end()
+    for k, renders in seen.items():
+        assert all(r == fresh.render_frame(k) for r in renders), k
+
+
+def test_branches_tree_view_draws_the_incumbent_of_each_iteration():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(40, 3))
+    y = X[:, 0] & X[:, 2]
+    player = branches_player(X, y, lam=0.02)
+    player.run_to_end()
+    ends = [i + 1 for i in range(player.recording.n) if player.recording.event(i).name == "IterationEnd"]
+    from odtlab.solvers.branches import BranchesClassifier
+
+    for k in ends:
+        player.goto(k)
+        ref = BranchesClassifier(lam=0.02).search(X, y)
+        ref.run(max_iterations=int(player.frame.event.iteration))
+        tf = TreeView().tree_frame(player.frame)
+        assert tf.tree.to_text() == ref.solver.incumbent().to_text()
+        assert lower_of(view_of(player, BoundPlot).value) == pytest.approx(ref.solver.bounds()[0])
+
+
+# -- MurTree, Quant-BnB, DPDT -----------------------------------------------------------------------------------
+def last_event_frames(player, names):
+    """Visit every frame whose last event is one of ``names``; yield the event."""
+    player.run_to_end()
+    for i in range(player.recording.n):
+        event = player.recording.event(i)
+        if event.name in names:
+            player.goto(i + 1)
+            yield event
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(80, 6))
+    y = (X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3] & 1)
+    flip = rng.random(80) < 0.1
+    return X, np.where(flip, 1 - y, y)
+
+
+def test_murtree_bounds_recursion_and_depth_two_panel(binary_data):
+    from odtlab.solvers.murtree import MurTreeClassifier
+    from odtlab.widgets.murtree import DepthTwoPanel
+
+    X, y = binary_data
+    player = explore(MurTreeClassifier(max_depth=3), X, y)
+    assert [type(v).__name__ for v in player.views] == ["TreeView", "SearchGraphView", "BoundPlot", "DepthTwoPanel",
+                                                        "EventLog"]
+    seen = set()
+    for event in last_event_frames(player, ("IncumbentImproved", "BoundsUpdated", "DepthTwoSolve", "CacheHit")):
+        seen.add(event.name)
+        if event.name in ("IncumbentImproved", "BoundsUpdated"):
+            plot = view_of(player, BoundPlot).value
+            assert (upper_of(plot), lower_of(plot)) == (event.upper, event.lower)
+        elif event.name == "DepthTwoSolve":
+            panel = DepthTwoPanel().svg(player.frame)
+            assert f'data-cost="{event.value!r}"' in panel and 'data-current="1"' in panel
+            assert f"{int(event.n_rows)} rows" in panel
+        graph = player.views[1].svg(player.frame)
+        assert 'class="current"' in graph
+    assert {"IncumbentImproved", "DepthTwoSolve"} <= seen
+    player.goto(player.recording.n)
+    lower, upper = player.search.solver.bounds()
+    plot = view_of(player, BoundPlot).value
+    assert upper_of(plot) == upper == lower == lower_of(plot)
+    assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
+
+
+def test_quantbnb_bounds_tree_and_alive_intervals(iris):
+    from odtlab.solvers.quantbnb import QuantBnBClassifier
+    from odtlab.widgets.quantbnb import IntervalsPanel
+
+    X, y = iris
+    player = explore(QuantBnBClassifier(max_depth=2), X, y)
+    rounds = 0
+    for event in last_event_frames(player, ("IterationStart", "UpperBoundImproved", "IntervalRefined")):
+        plot = view_of(player, BoundPlot).value
+        panel = IntervalsPanel().svg(player.frame)
+        if event.name == "IterationStart":
+            assert (upper_of(plot), lower_of(plot)) == (event.U, event.LB)
+            rounds += 1
+            if rounds > 1:  # every root tuple has been processed: the alive intervals are the kept slices
+                assert f'data-alive="{int(event.alive)}"' in panel
+        elif event.name == "UpperBoundImproved":
+            assert upper_of(plot) == event.U
+            tree = TreeView().tree_frame(player.frame).tree
+            assert tree.to_text() == player.search.solver.history_tree(int(event.history_row)).to_text()
+        else:
+            assert f'data-current="{int(event.tuple_id)}"' in panel
+    assert rounds >= 2
+    player.goto(player.recording.n)
+    assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
+    assert upper_of(view_of(player, BoundPlot).value) == player.search.solver.bounds()[1]
+
+
+def test_dpdt_mdp_and_q_values(iris):
+    from odtlab.solvers.dpdt import DPDTClassifier
+    from odtlab.widgets.dpdt import ActionValuePanel
+
+    X, y = iris
+    player = explore(DPDTClassifier(max_depth=2, candidates=(3, 2)), X, y)
+    backups = 0
+    for event in last_event_frames(player, ("BellmanBackup", "StateSolved")):
+        panel = ActionValuePanel().svg(player.frame)
+        assert f'data-state="{int(event.state)}"' in panel
+        if event.name == "BellmanBackup":
+            assert f"Q = {fmt(event.Q, 4)}" in panel
+            backups += 1
+        else:
+            assert f"V = {fmt(event.V, 5)}" in panel
+        graph = player.views[1].svg(player.frame)
+        assert f'id="state-{int(event.state)}" class="current"' in graph
+    assert backups >= 2
+    player.goto(player.recording.n)
+    assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
+    assert upper_of(view_of(player, BoundPlot).value) == pytest.approx(player.search.solver.bounds()[1])
+
+
+def test_every_algorithm_view_renders_to_png(iris_named, binary_data, tmp_path):
+    """The demo pictures of docs/img: one frame of every algorithm, every drawing view."""
+    from odtlab.solvers.branches import BranchesClassifier
+    from odtlab.solvers.dpdt import DPDTClassifier
+    from odtlab.solvers.murtree import MurTreeClassifier
+    from odtlab.solvers.quantbnb import QuantBnBClassifier
+
+    rng = np.random.default_rng(3)
+    Xc = pd.DataFrame(rng.integers(0, 3, size=(60, 4)), columns=["colour", "size", "shape", "weight"])
+    yc = (Xc["colour"] == Xc["size"]).astype(int) ^ (rng.random(60) < 0.1)
+    cases = {
+        "branches": (BranchesClassifier(lam=0.01), Xc, yc, 0.4),
+        "murtree": (MurTreeClassifier(max_depth=3), *binary_data, 0.35),
+        "quantbnb": (QuantBnBClassifier(max_depth=2), *iris_named, 0.1),
+        "dpdt": (DPDTClassifier(max_depth=2, candidates=(3, 2)), *iris_named, 0.6),
+    }
+    for name, (est, X, y, where) in cases.items():
+        player = explore(est, X, y)
+        player.run_to_end()
+        player.goto(int(where * player.recording.n))
+        for view in player.views:
+            svg = view.svg(player.frame) if hasattr(view, "svg") else None
+            if svg is None:
+                continue
+            label = {"TreeView": "tree", "BoundPlot": "bounds", "SearchGraphView": "graph"}.get(
+                type(view).__name__, "panel")
+            for folder in picture_folders(tmp_path):
+                write_png(svg, folder / f"{name}_{label}.png")
