@@ -1,0 +1,160 @@
+"""MurTree in odtlab against pystreed (STreeD, C++ by the MurTree group) on the dl/ benchmark sets.
+
+For every available ``dl/`` data set and depth (default 3 and 4, full trees) this times
+``MurTreeClassifier(max_depth=d, record="none").fit(X, y)`` against
+``pystreed.STreeDClassifier(max_depth=d).fit(X, y)`` (accuracy task, its defaults) in CPU seconds, alternating
+the two ``--repeat`` times (more, up to 100, while a pair takes under 0.5 s in all) and keeping each one's
+fastest run. It checks that both reach the same number of misclassifications and prints
+time(odtlab) / time(pystreed) per set, with the median and the maximum per depth. The numba kernels are
+compiled (or loaded from numba's cache) on a small problem first, so compilation is not timed. Both fits
+include their own input checks.
+
+Also: ``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
+"summary" and "full") and ``--ablation`` (each MurTree technique switched off in turn).
+
+Run: ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_murtree.py [--depths 3 4] [--repeat 3]``
+"""
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from odtlab import datasets
+from odtlab.core import events as core
+from odtlab.search import Search
+from odtlab.solvers.murtree import MurTreeClassifier, MurTreeSolver
+
+
+def fit_time(make, X, y):
+    """CPU seconds of one fit (both solvers are single-threaded; CPU time is steadier than wall time when the
+    machine is shared)."""
+    est = make()
+    t = time.process_time()
+    est.fit(X, y)
+    return time.process_time() - t, est
+
+
+def misclassifications(est, X, y):
+    return int(np.count_nonzero(est.predict(X) != y))
+
+
+def warm_up():
+    data = datasets.load("dl/hepatitis")
+    for record in ("none", "summary", "full"):
+        MurTreeClassifier(max_depth=3, record=record).fit(data.X, data.y)
+
+
+def compare(names, depths, repeat, time_limit, options, min_seconds=0.5):
+    from pystreed import STreeDClassifier
+
+    rows = []
+    for name in names:
+        data = datasets.load(name)
+        X, y = np.asarray(data.X), np.asarray(data.y)
+        for d in depths:
+            best_o = best_p = np.inf
+            spent = 0.0
+            runs = 0
+            while runs < repeat or (spent < min_seconds and runs < 100):  # short fits: many runs, keep the fastest
+                t_o, est_o = fit_time(lambda: MurTreeClassifier(max_depth=d, record="none", time_limit=time_limit,
+                                                                **options), X, y)
+                t_p, est_p = fit_time(lambda: STreeDClassifier(max_depth=d, time_limit=time_limit), X, y)
+                best_o, best_p = min(best_o, t_o), min(best_p, t_p)
+                spent += t_o + t_p
+                runs += 1
+            m_o, m_p = misclassifications(est_o, X, y), misclassifications(est_p, X, y)
+            rows.append((name, d, X.shape[0], X.shape[1], m_o, m_p, best_o, best_p, best_o / best_p))
+            print(f"{name:24s} d={d} n={X.shape[0]:5d} F={X.shape[1]:3d}  errors {m_o:5d} / {m_p:5d}"
+                  f"{'' if m_o == m_p else ' MISMATCH'}  odtlab {best_o:8.3f}s  pystreed {best_p:8.3f}s  "
+                  f"ratio {best_o / best_p:5.2f}", flush=True)
+    print()
+    for d in depths:
+        ratios = [r[-1] for r in rows if r[1] == d]
+        worst = max(rows, key=lambda r: r[-1] if r[1] == d else -1)
+        print(f"depth {d}: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f} ({worst[0]}), "
+              f"{len(ratios)} sets, total odtlab {sum(r[6] for r in rows if r[1] == d):.2f}s "
+              f"pystreed {sum(r[7] for r in rows if r[1] == d):.2f}s")
+    return rows
+
+
+def direct_time(X, y, depth):
+    """One kernel call to the end, without the Search driver (the level-none kernel has no event code)."""
+    solver = MurTreeSolver(X, y, max_depth=depth)
+    kernel = solver.kernel(core.LEVEL_NONE)
+    events = np.zeros(1, dtype=core.EVENT_DTYPE)
+    t = time.process_time()
+    while solver.advance(kernel, events, 1 << 60)[1] == core.STATUS_GROW:
+        solver.grow()
+    return time.process_time() - t
+
+
+def search_time(X, y, depth, record):
+    solver = MurTreeSolver(X, y, max_depth=depth)
+    t = time.process_time()
+    Search(solver, record=record).run()
+    return time.process_time() - t
+
+
+def levels(names, depth, repeat):
+    print(f"\nrecord-level and driver overhead at depth {depth} (CPU seconds, fastest of {repeat}; search only):")
+    for name in names:
+        data = datasets.load(name)
+        X, y = np.asarray(data.X), np.searchsorted(np.unique(data.y), data.y)
+        base = min(direct_time(X, y, depth) for _ in range(repeat))
+        times = {record: min(search_time(X, y, depth, record) for _ in range(repeat))
+                 for record in ("none", "summary", "full")}
+        print(f"{name:24s} kernel alone {base:.4f}s  Search none x{times['none'] / base:.3f}  "
+              f"summary x{times['summary'] / base:.3f}  full x{times['full'] / base:.3f}", flush=True)
+
+
+ABLATIONS = {"default": {}, "no similarity bound": {"similarity_bound": False},
+             "no depth-two solver": {"depth_two": False}, "no incremental counting": {"incremental": False},
+             "branch cache": {"cache": "branch"}, "no cache": {"cache": None},
+             "post-order children": {"node_order": "post-order"}, "in-order features": {"feature_order": "in-order"},
+             "no feature reduction": {"reduce_features": False}, "no greedy start": {"greedy_start": False},
+             "iterative deepening": {"iterative_deepening": True}}
+
+
+def ablation(names, depth, time_limit=60.0):
+    print(f"\nablation at depth {depth} (seconds; '>' = stopped at the {time_limit:g} s limit):")
+    print(f"{'data set':24s}" + "".join(f"{k[:12]:>13s}" for k in ABLATIONS))
+    for name in names:
+        data = datasets.load(name)
+        cells = []
+        for opts in ABLATIONS.values():
+            seconds, est = fit_time(lambda: MurTreeClassifier(max_depth=depth, record="none", time_limit=time_limit,
+                                                              **opts), data.X, data.y)
+            cells.append(f"{seconds:13.3f}" if est.result_.optimal else f"{'>' + format(time_limit, 'g'):>13s}")
+        print(f"{name:24s}" + "".join(cells), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sets", nargs="*", help="dl/ names (default: every available one)")
+    parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--levels", action="store_true", help="also measure record-level overhead")
+    parser.add_argument("--ablation", action="store_true", help="also time each technique switched off")
+    parser.add_argument("--option", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="MurTreeClassifier options for the comparison, e.g. feature_order=gini")
+    args = parser.parse_args()
+    names = args.sets or datasets.names("dl", available_only=True)
+    names = [n if n.startswith("dl/") else f"dl/{n}" for n in names]
+    t = time.perf_counter()
+    warm_up()
+    print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s\n")
+    options = {}
+    for item in args.option:
+        key, _, value = item.partition("=")
+        options[key] = {"True": True, "False": False, "None": None}.get(value, value)
+    compare(names, args.depths, args.repeat, args.time_limit, options)
+    if args.levels:
+        levels(names, max(args.depths), args.repeat)
+    if args.ablation:
+        ablation(names, max(args.depths))
+
+
+if __name__ == "__main__":
+    main()
