@@ -132,14 +132,53 @@ def _tour(names):
     return tour.run(names)
 
 
+def _add_reproduce_command(subparsers):
+    """``odtlab reproduce TABLE [--quick] [--backend local|dask] [--scheduler ADDRESS] [--out DIR]`` and
+    ``odtlab reproduce --list`` (see odtlab.experiments.reproduction)."""
+    p = subparsers.add_parser(
+        "reproduce", help="run a paper's table and print ours beside the published numbers",
+        description="Run the grid of a paper's table (resuming from --out), print our numbers beside the "
+                    "paper's with the difference, and save the table, the comparison and the runs in --out.")
+    p.add_argument("table", nargs="?", metavar="TABLE", help="a table name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the tables and exit")
+    p.add_argument("--quick", action="store_true", help="only the table's quick rows (well under 2 minutes)")
+    p.add_argument("--backend", choices=("local", "dask"), default=None,
+                   help="local: joblib worker processes (default); dask: dask.distributed")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="address of an existing dask scheduler (implies --backend dask); default: a LocalCluster")
+    p.add_argument("--out", metavar="DIR", default="odtlab-results",
+                   help="folder for the run store and the outputs (default: ./odtlab-results)")
+    p.add_argument("--jobs", metavar="N", type=int, default=None, help="worker processes (default: all cores)")
+
+    def run(args):
+        from odtlab.experiments import reproduction as rep
+
+        if args.list:
+            print(rep.list_tables().to_string(index=False))
+            return 0
+        if args.table is None:
+            p.print_usage(sys.stderr)
+            print("odtlab reproduce: error: give a TABLE or --list", file=sys.stderr)
+            return 2
+        backend = args.backend or ("dask" if args.scheduler else "local")
+        result = rep.reproduce(args.table, quick=args.quick, backend=backend, n_jobs=args.jobs,
+                               scheduler=args.scheduler, out=args.out)
+        print(result.text)
+        print("saved: " + ", ".join(str(f) for f in result.files.values()))
+        return 0
+
+    p.set_defaults(handler=run)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full ``odtlab`` argument parser."""
     parser = argparse.ArgumentParser(
         prog="odtlab", description="odtlab: optimal decision trees for teaching and research.")
-    subparsers = parser.add_subparsers(dest="command", metavar="{data,solve,tour}")
+    subparsers = parser.add_subparsers(dest="command", metavar="{data,solve,tour,reproduce}")
     _add_data_command(subparsers)
     _add_solve_command(subparsers)
     _add_tour_command(subparsers)
+    _add_reproduce_command(subparsers)
     parser.set_defaults(handler=lambda args: _usage(parser))
     return parser
 

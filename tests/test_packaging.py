@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _requirement(spec):
     """('numpy', '>=1.26') from a pip or conda requirement ('nbval=0.11.*' is conda for '==0.11.*')."""
-    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", spec)
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*(.*)$", spec)
     name, version = m.group(1).lower(), m.group(2).replace(" ", "")
     if re.match(r"^=[^=]", version):
         version = "=" + version

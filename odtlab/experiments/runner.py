@@ -1,0 +1,178 @@
+"""Run a grid of experiment runs on a backend and collect one tidy pandas DataFrame.
+
+::
+
+    from odtlab import experiments as ex
+
+    runs = ex.grid(["cart", "sklearn-cart"], ["sklearn/iris", "sklearn/wine"], {"depth": [2, 3]},
+                   split="cv5", seeds=[0, 1], time_limit=60)
+    df = ex.run_grid(runs, store="results/", backend="local", n_jobs=2)
+
+Backends:
+
+* ``"local"``: worker processes through joblib (loky); ``n_jobs=1`` runs in this process. A worker
+  that dies (a watchdog kill, a crash) breaks joblib's pool; the grid then goes on with the runs that
+  have no result yet, and a run that was in progress in three broken pools is recorded ``crashed``.
+* ``"dask"``: dask.distributed. Without ``scheduler`` a LocalCluster of ``n_jobs`` worker processes
+  (one thread each, on 127.0.0.1) is started and closed; with ``scheduler="tcp://host:port"`` the runs
+  go to that cluster (its workers must have odtlab installed and see the same data path). When a
+  worker dies, dask hands its runs to another worker; a run that kills workers repeatedly becomes
+  ``crashed``.
+
+Either way the driver writes every result to the store the moment it arrives, so no finished run is
+lost when a worker (or the driver) dies, and a rerun skips every stored run (same keys on both
+backends). Progress is shown with ``tqdm.auto`` (a widget in notebooks, text in a terminal).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections import Counter
+
+from odtlab.experiments.execute import NOT_STORED, base_row, finish_row, execute, precheck
+from odtlab.experiments.store import Store, tidy
+
+BACKENDS = ("local", "dask")
+MAX_ATTEMPTS = 3
+
+
+def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, progress=True):
+    """Run every run that the store does not hold yet; return all runs' rows (stored and new).
+
+    ``store`` is a folder (or a :class:`Store`); without one, results are kept in memory only.
+    Rows come back in the order of ``runs``. Runs whose data file is missing or whose algorithm is
+    not available are returned with status ``missing_data`` / ``unavailable`` but not stored.
+    """
+    runs = list(runs)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("a scheduler address needs backend='dask'")
+    n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
+    unique = list({r.key: r for r in runs}.values())
+    temp = None
+    if store is None:
+        temp = tempfile.TemporaryDirectory(prefix="odtlab-runs-")
+        store = Store(temp.name)
+    elif not isinstance(store, Store):
+        store = Store(store)
+    try:
+        done = store.finished()
+        extra = {}
+        pending = []
+        for r in unique:
+            if r.key in done:
+                continue
+            row = precheck(r)
+            if row is None:
+                pending.append(r)
+            else:
+                extra[r.key] = row
+
+        def collect(row):
+            if row["status"] in NOT_STORED:
+                extra[row["key"]] = row
+            else:
+                store.append([row])
+            counts[row["status"]] += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(dict(counts), refresh=False)
+
+        counts = Counter()
+        bar = None
+        if progress and pending:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(pending), desc=f"odtlab runs ({backend})", unit="run")
+        try:
+            if pending:
+                markers = str(store.markers)
+                if backend == "local":
+                    _run_local(pending, n_jobs, markers, collect)
+                else:
+                    _run_dask(pending, n_jobs, scheduler, markers, collect)
+        finally:
+            if bar is not None:
+                bar.close()
+        stored = store.load().set_index("key", drop=False)
+        rows = []
+        for r in runs:
+            if r.key in extra:
+                rows.append(extra[r.key])
+            elif r.key in stored.index:
+                rows.append(stored.loc[r.key].to_dict())
+        return tidy(rows)
+    finally:
+        if temp is not None:
+            temp.cleanup()
+
+
+def _crashed(run, message):
+    return finish_row(base_row(run), "crashed", message)
+
+
+def _run_local(pending, n_jobs, markers, collect):
+    if n_jobs == 1:
+        for run in pending:
+            collect(execute(run, markers))
+        return
+    from joblib import Parallel, delayed
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    from odtlab.experiments.execute import attempts
+
+    left = {r.key: r for r in pending}
+    driver = os.getpid()
+    while left:
+        try:
+            jobs = Parallel(n_jobs=min(n_jobs, len(left)), return_as="generator_unordered", batch_size=1)
+            for row in jobs([delayed(execute)(r, markers, driver) for r in left.values()]):
+                left.pop(row["key"], None)
+                collect(row)
+        except TerminatedWorkerError as exc:
+            tries = attempts(markers)
+            for key in [k for k in left if tries.get(k, 0) >= MAX_ATTEMPTS]:
+                collect(_crashed(left.pop(key), f"worker process died {tries[key]} times during this run "
+                                                f"({' '.join(str(exc).split())[:200]})"))
+
+
+def _run_dask(pending, n_jobs, scheduler, markers, collect):
+    try:
+        from distributed import Client, LocalCluster, as_completed
+        from distributed.scheduler import KilledWorker
+    except ImportError as exc:
+        raise ValueError("the dask backend needs dask.distributed: pip install 'dask[distributed]'") from exc
+
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=logging.CRITICAL)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        driver = os.getpid()
+        by_key = {}
+        futures = []
+        for run in pending:
+            future = client.submit(execute, run, markers, driver, key=f"odtlab-run-{run.key}", pure=False)
+            by_key[future.key] = run
+            futures.append(future)
+        for future in as_completed(futures):
+            run = by_key[future.key]
+            try:
+                row = future.result()
+            except KilledWorker as exc:
+                row = _crashed(run, f"dask: {' '.join(str(exc).split())[:200]}")
+            except Exception as exc:  # noqa: BLE001 - a failure of the cluster, not of the run
+                row = finish_row(base_row(run), "error", f"dask: {type(exc).__name__}: {exc}")
+            collect(row)
+            future.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
