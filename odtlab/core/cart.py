@@ -93,13 +93,52 @@ def node_stats(order, start, end, Y, w, criterion, n_stats):
 
 
 @njit
+def scan_sorted(X, Y, w, f, rows, criterion, min_samples_leaf, parent_stats, parent_w, left, right, best_cost):
+    """Scan one feature for ``best_split``: ``rows`` (a node's rows, stably sorted by ``X[:, f]``) move left
+    one at a time; every cut between distinct values leaving at least ``min_samples_leaf`` rows on each side
+    is scored, and the first one with a cost below ``best_cost`` (then below the best so far) wins.
+
+    Returns (cost, threshold, position) of the winner, or (best_cost, 0.0, -1) when no cut beats
+    ``best_cost`` or the feature is constant on the node. ``left`` / ``right`` are scratch vectors.
+    Shared with DPDT's split generator (``odtlab.core.dpdt``), which keeps rows presorted.
+    """
+    n_node = rows.shape[0]
+    best_thr, best_pos = 0.0, -1
+    if X[rows[n_node - 1], f] <= X[rows[0], f] + FEATURE_THRESHOLD:
+        return best_cost, best_thr, best_pos  # constant feature in this node
+    left[:] = 0.0
+    right[:] = parent_stats
+    wl = 0.0
+    for t in range(n_node - 1):
+        i = rows[t]
+        add_row(left, Y, w[i], i, criterion, 1.0)
+        add_row(right, Y, w[i], i, criterion, -1.0)
+        wl += w[i]
+        xa = X[i, f]
+        xb = X[rows[t + 1], f]
+        if xb <= xa + FEATURE_THRESHOLD:
+            continue
+        if t + 1 < min_samples_leaf or n_node - t - 1 < min_samples_leaf:
+            continue
+        wr = parent_w - wl
+        cost = wl * impurity_of(left, wl, criterion) + wr * impurity_of(right, wr, criterion)
+        if cost < best_cost:
+            best_cost = cost
+            best_pos = t + 1
+            thr = xa / 2.0 + xb / 2.0
+            if thr == xb or np.isinf(thr):
+                thr = xa
+            best_thr = thr
+    return best_cost, best_thr, best_pos
+
+
+@njit
 def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, parent_stats, parent_w,
                sorted_buf, key_buf):
     """Best threshold split of rows ``order[start:end]``: (feature, threshold, position, child cost).
 
-    Rows are sorted by each feature in turn; the scan moves rows left one at a time and scores every cut
-    between distinct values that leaves at least ``min_samples_leaf`` rows on each side. The returned
-    position is the number of rows going left. Feature -1 means no valid split.
+    Rows are sorted by each feature in turn and scanned by ``scan_sorted``. The returned position is the
+    number of rows going left. Feature -1 means no valid split.
     """
     n_node = end - start
     best_f, best_thr, best_pos, best_cost = -1, 0.0, -1, np.inf
@@ -109,34 +148,12 @@ def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf,
         for t in range(n_node):
             key_buf[t] = X[order[start + t], f]
         perm = np.argsort(key_buf[:n_node], kind="mergesort")
-        if key_buf[perm[n_node - 1]] <= key_buf[perm[0]] + FEATURE_THRESHOLD:
-            continue  # constant feature in this node
         for t in range(n_node):
             sorted_buf[t] = order[start + perm[t]]
-        left[:] = 0.0
-        right[:] = parent_stats
-        wl = 0.0
-        for t in range(n_node - 1):
-            i = sorted_buf[t]
-            add_row(left, Y, w[i], i, criterion, 1.0)
-            add_row(right, Y, w[i], i, criterion, -1.0)
-            wl += w[i]
-            xa = X[i, f]
-            xb = X[sorted_buf[t + 1], f]
-            if xb <= xa + FEATURE_THRESHOLD:
-                continue
-            if t + 1 < min_samples_leaf or n_node - t - 1 < min_samples_leaf:
-                continue
-            wr = parent_w - wl
-            cost = wl * impurity_of(left, wl, criterion) + wr * impurity_of(right, wr, criterion)
-            if cost < best_cost:
-                best_cost = cost
-                best_f = f
-                best_pos = t + 1
-                thr = xa / 2.0 + xb / 2.0
-                if thr == xb or np.isinf(thr):
-                    thr = xa
-                best_thr = thr
+        cost, thr, pos = scan_sorted(X, Y, w, f, sorted_buf[:n_node], criterion, min_samples_leaf, parent_stats,
+                                     parent_w, left, right, best_cost)
+        if pos >= 0:
+            best_cost, best_thr, best_pos, best_f = cost, thr, pos, f
     return best_f, best_thr, best_pos, best_cost
 
 
@@ -148,6 +165,13 @@ def push_frontier(X, Y, w, order, start, end, depth, parent, is_left, frontier, 
     imp = impurity_of(stats, wn, criterion)
     f, thr, pos, cost = best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, stats, wn,
                                    sorted_buf, key_buf)
+    frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, f, thr, pos, cost, wn, total_weight)
+
+
+@njit
+def frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, f, thr, pos, cost, wn,
+                    total_weight):
+    """Append a node with its best split (from ``best_split``) to the frontier table."""
     r = counters[C_FRONTIER]
     frontier[r, F_START] = start
     frontier[r, F_END] = end
@@ -161,6 +185,42 @@ def push_frontier(X, Y, w, order, start, end, depth, parent, is_left, frontier, 
     frontier[r, F_IMPROVE] = (wn * imp - cost) / total_weight if f >= 0 else -np.inf
     frontier[r, F_WEIGHT] = wn
     counters[C_FRONTIER] = r + 1
+
+
+@njit
+def pop_frontier(frontier, counters, max_leaves):
+    """Remove and return the next frontier record: the last one (depth first) or, with a leaf budget, the
+    one with the largest impurity decrease (best first; the last record, then the lowest slot, on ties)."""
+    r = counters[C_FRONTIER] - 1
+    if max_leaves > 0:
+        for s in range(counters[C_FRONTIER] - 1):
+            if frontier[s, F_IMPROVE] > frontier[r, F_IMPROVE]:
+                r = s
+    rec = frontier[r].copy()
+    last = counters[C_FRONTIER] - 1
+    frontier[r] = frontier[last]
+    counters[C_FRONTIER] = last
+    return rec
+
+
+@njit
+def leaf_reason(rec, max_depth, min_split, min_leaf, min_decrease, max_leaves, counters):
+    """Why the popped node ``rec`` becomes a leaf (a LEAF_* code), or -1 when CART splits it."""
+    depth = np.int64(rec[F_DEPTH])
+    n_node = np.int64(rec[F_END]) - np.int64(rec[F_START])
+    if max_depth >= 0 and depth >= max_depth:
+        return LEAF_DEPTH
+    if n_node < min_split or n_node < 2 * min_leaf:
+        return LEAF_SAMPLES
+    if rec[F_IMP] <= EPSILON:
+        return LEAF_PURE
+    if rec[F_FEAT] < 0:
+        return LEAF_NO_SPLIT
+    if rec[F_IMPROVE] + EPSILON < min_decrease:
+        return LEAF_DECREASE
+    if max_leaves > 0 and counters[C_LEAVES] + counters[C_FRONTIER] + 2 > max_leaves:
+        return LEAF_BUDGET
+    return -1
 
 
 def make_kernel(level):
@@ -204,16 +264,7 @@ def make_kernel(level):
                 return k, ev.STATUS_DONE
             if k + 2 > events.shape[0]:
                 return k, ev.STATUS_BUFFER
-            # choose the frontier record: last (depth first) or largest decrease (best first)
-            r = counters[C_FRONTIER] - 1
-            if max_leaves > 0:
-                for s in range(counters[C_FRONTIER] - 1):
-                    if frontier[s, F_IMPROVE] > frontier[r, F_IMPROVE]:
-                        r = s
-            rec = frontier[r].copy()
-            last = counters[C_FRONTIER] - 1
-            frontier[r] = frontier[last]
-            counters[C_FRONTIER] = last
+            rec = pop_frontier(frontier, counters, max_leaves)
             v = counters[C_NODES]
             counters[C_NODES] = v + 1
             parent = np.int64(rec[F_PARENT])
@@ -231,19 +282,7 @@ def make_kernel(level):
             node_weight[v] = wn
             node_impurity[v] = rec[F_IMP]
             node_depth[v] = depth
-            reason = -1
-            if max_depth >= 0 and depth >= max_depth:
-                reason = LEAF_DEPTH
-            elif n_node < min_split or n_node < 2 * min_leaf:
-                reason = LEAF_SAMPLES
-            elif rec[F_IMP] <= EPSILON:
-                reason = LEAF_PURE
-            elif rec[F_FEAT] < 0:
-                reason = LEAF_NO_SPLIT
-            elif rec[F_IMPROVE] + EPSILON < min_decrease:
-                reason = LEAF_DECREASE
-            elif max_leaves > 0 and counters[C_LEAVES] + counters[C_FRONTIER] + 2 > max_leaves:
-                reason = LEAF_BUDGET
+            reason = leaf_reason(rec, max_depth, min_split, min_leaf, min_decrease, max_leaves, counters)
             counters[C_ITER] += 1
             done += 1
             if reason >= 0:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import importlib
 
 # Modules that register a solver when imported; the registry imports them on first use.
-SOLVER_MODULES = ("odtlab.solvers.cart",)
+SOLVER_MODULES = ("odtlab.solvers.cart", "odtlab.solvers.branches", "odtlab.solvers.murtree", "odtlab.solvers.quantbnb",
+                  "odtlab.solvers.dpdt")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,95 @@
+"""Quant-BnB (odtlab) against pycontree's ConTree on the quantbnb/ classification sets, depths 2 and 3.
+
+    ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_quantbnb.py [--depth 2 3] [--repeats 3]
+        [--sets bank,rice] [--initial cart|leaf] [--levels]
+
+Compiles every kernel first (a warm-up fit), then for each set and depth times a full ``fit`` of
+``QuantBnBClassifier(record="none")`` (input checks, data preparation, the initial tree, the search)
+and of ``ConTree(max_depth=d)``, keeping the best of ``--repeats`` runs of each. Times are CPU seconds
+of this process (``time.process_time``: both solvers run in it, and CPU time leaves out the waits of a
+loaded machine); wall seconds are printed too. The table has the ratio odtlab / ConTree, both
+training losses, Quant-BnB's iterations (tuples processed) and rounds (iterations of Algorithm 1),
+and the peak memory: the search state (``peak_memory`` of the result) and the growth of the process's
+resident set. ``--initial leaf`` starts from a single leaf instead of the CART tree; ``--levels`` also
+times the record levels none / summary / full (level none has no event code compiled in).
+"""
+import argparse
+import resource
+import time
+import warnings
+
+import numpy as np
+
+from odtlab import datasets
+from odtlab.solvers.quantbnb import QuantBnBClassifier
+
+
+def rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def best_of(repeats, fn):
+    """(best CPU seconds, best wall seconds, last result) over ``repeats`` calls."""
+    cpu, wall, out = np.inf, np.inf, None
+    for _ in range(repeats):
+        start, start_wall = time.process_time(), time.perf_counter()
+        out = fn()
+        cpu = min(cpu, time.process_time() - start)
+        wall = min(wall, time.perf_counter() - start_wall)
+    return cpu, wall, out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--depth", type=int, nargs="+", default=[2, 3])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sets", default=None, help="comma-separated names (default: every available set)")
+    parser.add_argument("--contree-limit", type=float, default=600.0)
+    parser.add_argument("--initial", default="cart", choices=["cart", "leaf"], help="first incumbent")
+    parser.add_argument("--levels", action="store_true", help="also time the record levels")
+    args = parser.parse_args()
+    from pycontree import ConTree
+
+    names = ([f"quantbnb/{s}" for s in args.sets.split(",")] if args.sets else
+             [n for n in datasets.names("quantbnb", available_only=True)
+              if datasets.info(n)["task"] == "classification"])
+    warm = datasets.load(names[0])
+    for depth in args.depth:  # compile (or load from the cache) every kernel before timing
+        for level in ("none", "summary", "full"):
+            QuantBnBClassifier(max_depth=depth, record=level).fit(warm.X[:60], warm.y[:60])
+    header = (f"{'set':10s} {'n':>6s} {'p':>3s} {'K':>2s} {'d':>2s} {'odtlab s':>9s} {'ConTree s':>9s} "
+              f"{'ratio':>6s} {'wall':>7s} {'wall CT':>7s} {'loss':>6s} {'CT loss':>7s} {'iters':>6s} "
+              f"{'rounds':>6s} {'state MB':>8s} {'RSS+MB':>7s}")
+    ratios = {d: [] for d in args.depth}
+    for depth in args.depth:
+        print(header)
+        for name in names:
+            data = datasets.load(name)
+            X, y = np.asarray(data.X, float), np.asarray(data.y)
+            before = rss_mb()
+            ours_t, ours_w, ours = best_of(args.repeats, lambda: QuantBnBClassifier(
+                max_depth=depth, record="none", initial=args.initial).fit(X, y))
+            grown = rss_mb() - before
+            theirs_t, theirs_w, theirs = best_of(args.repeats, lambda: ConTree(
+                max_depth=depth, time_limit=args.contree_limit).fit(X, y))
+            their_loss = int(np.count_nonzero(theirs.predict(X) != y))
+            res = ours.result_
+            ratio = ours_t / theirs_t
+            ratios[depth].append(ratio)
+            print(f"{name.split('/')[1]:10s} {X.shape[0]:6d} {X.shape[1]:3d} {len(np.unique(y)):2d} {depth:2d} "
+                  f"{ours_t:9.3f} {theirs_t:9.3f} {ratio:6.2f} {ours_w:7.3f} {theirs_w:7.3f} "
+                  f"{res.objective:6.0f} {their_loss:7d} {res.stats['iterations']:6d} {res.stats['rounds']:6d} "
+                  f"{res.stats['peak_memory'] / 2**20:8.2f} {grown:7.1f}", flush=True)
+            if args.levels:
+                times = {level: best_of(args.repeats, lambda: QuantBnBClassifier(
+                    max_depth=depth, record=level, initial=args.initial).fit(X, y))[0]
+                    for level in ("none", "summary", "full")}
+                print("    record levels (CPU): " + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()))
+        print(f"depth {depth}: median ratio {np.median(ratios[depth]):.2f}\n")
+    every = [r for d in args.depth for r in ratios[d]]
+    print(f"all depths: median ratio {np.median(every):.2f} over {len(every)} runs")
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore", UserWarning)
+    main()

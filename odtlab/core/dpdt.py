@@ -1,0 +1,1183 @@
+"""DPDT (Kohler, Akrour, Preux, KDD 2025): the numba kernel of the depth-first MDP build and its backward induction.
+
+The MDP of §4: a state is (training rows, depth); its actions are "leaf" and the candidate splits a split
+generator returns (§5.2); a split moves to the two child states with probabilities p_l, p_r. The kernel builds
+the MDP depth first and backs values up as soon as a candidate's two children are solved (§5.6, brief §2.5), so
+only the current path is held besides the solved values.
+
+Values in weight units. Multiplying the paper's V(s) by the state's weight W_s gives integers for unit weights
+(brief §2.3): a leaf costs E = W_s - max_k W_k (misclassified weight; for regression, W_s times the per-output
+mean squared error, CART's impurity); a split costs alpha * W_s plus its children's costs. So every tree rooted
+at s has a loss E + alpha * S with S = sum of the weights of its split nodes (W_s * C(T), Prop. 4.1).
+
+The whole regularisation path at once (brief §2.4): a state keeps the lower envelope over alpha >= 0 of the
+lines E + alpha * S of its candidate subtrees, a concave piecewise-linear function stored as its pieces (E, S,
+action, left piece, right piece) in order of increasing alpha. A split's envelope is the Minkowski sum of its
+children's (Bellman's Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r) for every alpha at once, times W_s); V(s) is
+the envelope of the leaf and all split envelopes. Ties (brief pitfall 5): at a given alpha the tree with the
+smaller S wins (the limit from the right of the path), then the earlier action: the leaf, then candidates in
+generation order. At alpha = 0 this is "fewest errors, then fewest expected splits".
+
+Split generators (``params[P_GENERATOR]``):
+
+* ``GEN_CART``: the split nodes of a best-first CART with ``budgets[d]`` leaves grown on the state's rows, in
+  the order CART splits them (§5.2 "calls to CART", the reference code's ``max_leaf_nodes``). The CART is
+  the one of :mod:`odtlab.core.cart`: its node record, frontier order, stopping rules and split scan
+  (``frontier_record``, ``pop_frontier``, ``leaf_reason``, ``scan_sorted``) are called from here. Rows are kept
+  presorted per feature (or, for features with few values, counted in histograms); a fast scan (sums of
+  squares instead of CART's per-cut impurities) finds the features whose best cut is within rounding of the
+  best one, and only those are rescanned by CART's own ``scan_sorted``, so the chosen split, ties included,
+  is the one ``cart.best_split`` returns (tested against the CART kernel on every state).
+* ``GEN_TOPB``: the ``budgets[d]`` cuts with the lowest weighted impurity (Blanc et al.; CART's cost, ties by
+  feature then threshold, so the first one is CART's split).
+* ``GEN_EXHAUSTIVE``: every cut (feature, then threshold ascending); DPDT is then optimal (Prop. 4.1).
+
+Thresholds are midpoints between consecutive distinct values (CART's rule); ``x <= t`` goes left. Candidates
+with an empty side are dropped; a candidate with the same feature and the same left-row count as an earlier
+one of the state (the same partition) is marked duplicate and not expanded (it cannot change a value).
+
+One iteration is one state expanded (its leaf value computed, its candidates generated; a state without
+candidates is solved at once) or one candidate backed up (the Minkowski sum of its children's envelopes merged
+into the state's; after its last candidate the state is solved and popped). All state lives in the arrays
+below, so a search stops and resumes between any two iterations.
+
+Arrays (all grown by the driver when the kernel returns ``STATUS_GROW``, or bounded by D):
+
+* ``LISTS`` (int32, D x (q + 1) x N): for the states at depth d < D, ``LISTS[d, FKIND[f], a:b]`` holds the
+  state's rows sorted by feature f (stable, so ties keep row order) for the q features with more than
+  HIST_MAX_VALUES distinct values, and ``LISTS[d, q, a:b]`` the same rows ascending. Features with few values
+  are scanned from a histogram of the rows instead (``lay``, below). Expanding a candidate partitions level d
+  into level d + 1 (O((q + 1) n)); states at depth D need no lists, so memory is O(D q N) (brief pitfall 18).
+* ``STACK`` (int64, D x FR_COLS): the current path, one frame per state being solved (the explicit stack).
+* ``SI`` / ``SF``: one row per state (parent, depth, rows, candidates, envelope; weight, leaf loss, impurity).
+* ``CI`` / ``CF``: one row per generated candidate (state, feature, left rows, child states, flags; threshold,
+  p_left).
+* ``PI`` / ``PF``: envelope pieces of solved states (action, left piece, right piece; E, S).
+* ``WI`` / ``WF``: the envelopes of the states on the path, built candidate by candidate (a stack).
+* ``HS`` / ``HP`` / ``HSV``: histograms of the binned features for the state at each depth of the path and
+  for the pending right child of each (the larger child's is its parent's minus the smaller one's), and
+  whether each is valid (HSV[d], HSV[D + d]).
+* ``MEMO`` ((D + 2) x 2 x 5): the best splits of the two children of the first candidate of the state at each
+  depth, computed by that state's CART and reused by the children's own CART; row D + 1 stays invalid.
+  ``LAID[d + 1] = 1`` when that CART also laid out the children's lists in level d + 1.
+* ``counters``: iterations, states, operations (non-degenerate candidates generated, as the paper counts
+  them), duplicates, generator calls, backups, row-features scanned, fill levels, and what to grow.
+"""
+import numpy as np
+
+from odtlab.core import cart
+from odtlab.core._jit import njit
+from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, SEARCH_STARTED, STATUS_BUDGET, STATUS_BUFFER,
+                                STATUS_DONE, STATUS_GROW, TERMINATED, emit)
+
+GEN_CART, GEN_TOPB, GEN_EXHAUSTIVE = 0, 1, 2
+GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
+
+# ---- parameters (float64) ----------------------------------------------------------------------------------
+(P_CRITERION, P_DEPTH, P_MIN_SPLIT, P_MIN_LEAF, P_MIN_DECREASE, P_GENERATOR, P_N_STATS, P_ALPHA, P_EPI,
+ P_XLOGX) = range(10)
+N_PARAMS = 10
+
+# ---- counters (int64) --------------------------------------------------------------------------------------
+(C_ITER, C_STATES, C_OPS, C_DUPLICATES, C_GEN_CALLS, C_SCANNED, C_TOP, C_PIECES, C_CANDS, C_WORK, C_DONE,
+ C_STARTED, C_GROW, C_NEED_STATES, C_NEED_CANDS, C_NEED_PIECES, C_NEED_WORK, C_BACKUPS) = range(18)
+N_COUNTERS = 18
+GROW_STATES, GROW_CANDS, GROW_PIECES, GROW_WORK = 1, 2, 4, 8
+
+# ---- path frames (int64) -----------------------------------------------------------------------------------
+FR_STATE, FR_START, FR_END, FR_DEPTH, FR_CUR, FR_PHASE, FR_WSTART, FR_WLEN = range(8)
+FR_COLS = 8
+
+# ---- states ------------------------------------------------------------------------------------------------
+S_PARENT, S_DEPTH, S_NROWS, S_CSTART, S_NCAND, S_HSTART, S_HLEN, S_CLASS, S_PCAND, S_SIDE = range(10)
+SI_COLS = 10
+SF_W, SF_E, SF_IMP = range(3)
+SF_COLS = 3
+
+# ---- candidates --------------------------------------------------------------------------------------------
+K_STATE, K_FEAT, K_NLEFT, K_LEFT, K_RIGHT, K_FLAGS = range(6)
+CI_COLS = 6
+KF_THR, KF_PLEFT = range(2)
+CF_COLS = 2
+CAND_DUPLICATE, CAND_DEGENERATE = 1, 2
+
+# ---- envelope pieces: PF / WF = (E, S), PI / WI = (action, left piece, right piece); action -1 = leaf -------
+E_, S_ = 0, 1
+A_, L_, R_ = 0, 1, 2
+
+# ---- event kinds (DPDT block 160..191) ---------------------------------------------------------------------
+EV_STATE_EXPANDED = 160
+EV_CANDIDATE = 161
+EV_BACKUP = 162
+EV_STATE_SOLVED = 163
+EV_POLICY = 164
+
+EPSILON = cart.EPSILON
+_EPS = np.finfo(np.float64).eps
+
+
+def events_per_iteration(max_candidates):
+    """Records one iteration writes at most at level full: a state expanded with all its candidates, solved
+    at once, and the root's policy and termination (or a backup, a state solved and the same two)."""
+    return int(max_candidates) + 6
+
+
+# ------------------------------------------------------------------------------------------------------------
+# split scans on presorted rows and on histograms
+# ------------------------------------------------------------------------------------------------------------
+#
+# Feature layout ``lay = (FKIND, GBIN, BOFF, BVALS, TMP, CNT, H)``: a feature with at most HIST_MAX_VALUES distinct
+# values is "binned": FKIND[f] = -(j + 1), GBIN[i, j] is the global bin of row i's value (bins BOFF[j]..BOFF[j + 1]
+# hold feature j's distinct values BVALS in increasing order) and its scan reads a histogram H of the node's rows.
+# Any other feature keeps a presorted list: FKIND[f] = its list index. TMP, CNT and H are scratch.
+
+HIST_MAX_VALUES = 64
+
+
+@njit
+def few_values(XT, limit):
+    """For each feature (row of ``XT``) with at most ``limit`` distinct values: their number ``counts[f]``, the
+    values in increasing order ``values[f, :counts[f]]`` and each row's index among them ``codes[f]``; features
+    with more values get ``counts[f] = 0``. Small integer ranges use a presence table; other features an
+    insertion into a sorted buffer, which stops at the (limit + 1)-th distinct value."""
+    p, n = XT.shape
+    counts = np.zeros(p, dtype=np.int64)
+    values = np.zeros((p, limit))
+    codes = np.zeros((p, n), dtype=np.int32)
+    span = 8 * limit
+    index = np.empty(span + 1, dtype=np.int64)
+    for f in range(p):
+        x = XT[f]
+        vals = values[f]
+        lo_v = x.min()
+        small_ints = x.max() - lo_v <= span
+        for i in range(n if small_ints else 0):
+            if x[i] != np.floor(x[i]):
+                small_ints = False
+                break
+        k = 0
+        if small_ints:
+            index[:] = -1
+            for i in range(n):
+                index[np.int64(x[i] - lo_v)] = 0
+            for v in range(span + 1):
+                if index[v] == 0:
+                    if k == limit:
+                        k = 0
+                        break
+                    index[v] = k
+                    vals[k] = lo_v + v
+                    k += 1
+            counts[f] = k
+            for i in range(n if k > 0 else 0):
+                codes[f, i] = index[np.int64(x[i] - lo_v)]
+            continue
+        for i in range(n):
+            lo = 0
+            hi = k
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if vals[mid] < x[i]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo == k or vals[lo] != x[i]:
+                if k == limit:
+                    k = 0
+                    break
+                for t in range(k, lo, -1):
+                    vals[t] = vals[t - 1]
+                vals[lo] = x[i]
+                k += 1
+        counts[f] = k
+        for i in range(n if k > 0 else 0):
+            lo = 0
+            hi = k - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if vals[mid] < x[i]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            codes[f, i] = lo
+    return counts, values, codes
+
+
+@njit
+def stable_ties(XT, order):
+    """Make each row of ``order`` (an argsort of the same row of ``XT``) stable: equal values in row order."""
+    for f in range(order.shape[0]):
+        x = XT[f]
+        o = order[f]
+        i = 0
+        n = o.shape[0]
+        while i < n:
+            j = i + 1
+            while j < n and x[o[j]] == x[o[i]]:
+                j += 1
+            if j - i > 16:
+                o[i:j] = np.sort(o[i:j])
+            else:
+                for t in range(i + 1, j):  # insertion sort of a short run
+                    v = o[t]
+                    u = t - 1
+                    while u >= i and o[u] > v:
+                        o[u + 1] = o[u]
+                        u -= 1
+                    o[u + 1] = v
+            i = j
+
+
+@njit
+def _xlogx(v, table, use_table):
+    if v <= 0.0:
+        return 0.0
+    if use_table:
+        return table[np.int64(v)]
+    return v * np.log2(v)
+
+
+@njit(inline="always")
+def _class_cost(criterion, wl, sl, wr, sr, table, use_table):
+    """Children's Gini (sl, sr = sums of squared class weights) or entropy (sums of x log x) cost, the fast form."""
+    if criterion == cart.GINI:
+        return (wl - sl / wl if wl > 0.0 else 0.0) + (wr - sr / wr if wr > 0.0 else 0.0)
+    return (_xlogx(wl, table, use_table) - sl) + (_xlogx(wr, table, use_table) - sr)
+
+
+@njit
+def _approx_class_scan(XT, yi, w, f, rows, criterion, min_leaf, parent_stats, parent_w, cl, cr, table, use_table):
+    """Fast twin of ``cart.scan_sorted`` for Gini / entropy: the lowest child cost over the cuts of feature f
+    (``rows`` sorted by it), from running sums of squared class weights (Gini) or of x log x (entropy)."""
+    n_node = rows.shape[0]
+    x = XT[f]
+    if x[rows[n_node - 1]] <= x[rows[0]] + cart.FEATURE_THRESHOLD:
+        return np.inf
+    gini = criterion == cart.GINI
+    sl = 0.0
+    sr = 0.0
+    for c in range(cl.shape[0]):
+        cl[c] = 0.0
+        cr[c] = parent_stats[c]
+        sr += cr[c] * cr[c] if gini else _xlogx(cr[c], table, use_table)
+    wl = 0.0
+    best = np.inf
+    xa = x[rows[0]]
+    for t in range(n_node - 1):
+        i = rows[t]
+        wi = w[i]
+        c = yi[i]
+        if gini:
+            sl += wi * (2.0 * cl[c] + wi)
+            sr += wi * (wi - 2.0 * cr[c])
+        else:
+            sl += _xlogx(cl[c] + wi, table, use_table) - _xlogx(cl[c], table, use_table)
+            sr += _xlogx(cr[c] - wi, table, use_table) - _xlogx(cr[c], table, use_table)
+        cl[c] += wi
+        cr[c] -= wi
+        wl += wi
+        xb = x[rows[t + 1]]
+        if xb > xa + cart.FEATURE_THRESHOLD and t + 1 >= min_leaf and n_node - t - 1 >= min_leaf:
+            cost = _class_cost(criterion, wl, sl, parent_w - wl, sr, table, use_table)
+            if cost < best:
+                best = cost
+        xa = xb
+    return best
+
+
+@njit
+def _approx_sse_scan(XT, Yc, w, f, rows, min_leaf, parent_w, sp, cl):
+    """Fast twin of ``cart.scan_sorted`` for squared error: the lowest child cost over the cuts of feature f,
+    up to the node's constant, from running sums of centred targets."""
+    n_node = rows.shape[0]
+    x = XT[f]
+    if x[rows[n_node - 1]] <= x[rows[0]] + cart.FEATURE_THRESHOLD:
+        return np.inf
+    m = Yc.shape[1]
+    cl[:] = 0.0
+    wl = 0.0
+    best = np.inf
+    xa = x[rows[0]]
+    for t in range(n_node - 1):
+        i = rows[t]
+        wi = w[i]
+        for j in range(m):
+            cl[j] += wi * Yc[i, j]
+        wl += wi
+        xb = x[rows[t + 1]]
+        if xb > xa + cart.FEATURE_THRESHOLD and t + 1 >= min_leaf and n_node - t - 1 >= min_leaf:
+            cost = _sse_cost(cl, sp, wl, parent_w - wl)
+            if cost < best:
+                best = cost
+        xa = xb
+    return best
+
+
+@njit(inline="always")
+def _sse_cost(sl, sp, wl, wr):
+    """Squared-error cost of a cut up to the node's constant: -(sum_j S_l^2 / w_l + S_r^2 / w_r) / m."""
+    gain = 0.0
+    for j in range(sl.shape[0]):
+        r = sp[j] - sl[j]
+        if wl > 0.0:
+            gain += sl[j] * sl[j] / wl
+        if wr > 0.0:
+            gain += r * r / wr
+    return -gain / sl.shape[0]
+
+
+@njit
+def _build_hist(rows, a, b, GBIN, yi, Yc, w, regression, H):
+    """H[h] = per bin h: class weights then the row count (classification), or centred target sums, weight and
+    row count (regression), over the rows ``rows[a:b]``."""
+    H[:] = 0.0
+    pb = GBIN.shape[1]
+    cnt_col = H.shape[1] - 1
+    m = Yc.shape[1]
+    for t in range(a, b):
+        i = rows[t]
+        wi = w[i]
+        if regression:
+            for j in range(pb):
+                h = GBIN[i, j]
+                for q in range(m):
+                    H[h, q] += wi * Yc[i, q]
+                H[h, m] += wi
+                H[h, cnt_col] += 1.0
+        else:
+            c = yi[i]
+            for j in range(pb):
+                h = GBIN[i, j]
+                H[h, c] += wi
+                H[h, cnt_col] += 1.0
+
+
+@njit(inline="always")
+def hist_pays(n_rows, n_binned, hist_size):
+    """Whether a histogram (zeroed and scanned whole) beats counting-sorting the rows of each binned feature."""
+    return n_binned > 0 and 4 * n_rows * n_binned >= hist_size
+
+
+@njit
+def _children_hists(rows, a, mid, b, GBIN, yi, Yc, w, regression, H, HL, HR, valid, depth):
+    """Histograms of the children ``rows[a:mid]`` / ``rows[mid:b]`` of a state at ``depth - 1`` whose histogram H
+    is valid (``valid[depth - 1]``), for the children that are big enough (``hist_pays``): the smaller child's
+    is built from its rows, the other one is H minus it (LightGBM's subtraction) unless building it is cheaper.
+    Sets ``valid[depth]`` (HL, left) and ``valid[D + depth - 1]`` (HR, right), D = len(valid) // 2."""
+    D = valid.shape[0] // 2
+    pb = GBIN.shape[1]
+    want_l = hist_pays(mid - a, pb, H.size)
+    want_r = hist_pays(b - mid, pb, H.size)
+    valid[depth] = 1 if want_l else 0
+    valid[D + depth - 1] = 1 if want_r else 0
+    small_left = mid - a <= b - mid
+    if want_l and want_r and valid[depth - 1] == 1 and 2 * max(mid - a, b - mid) * pb >= H.size:
+        Hs, Hb = (HL, HR) if small_left else (HR, HL)
+        lo, hi = (a, mid) if small_left else (mid, b)
+        _build_hist(rows, lo, hi, GBIN, yi, Yc, w, regression, Hs)
+        for h in range(H.shape[0]):
+            for c in range(H.shape[1]):
+                Hb[h, c] = H[h, c] - Hs[h, c]
+        return
+    if want_l:
+        _build_hist(rows, a, mid, GBIN, yi, Yc, w, regression, HL)
+    if want_r:
+        _build_hist(rows, mid, b, GBIN, yi, Yc, w, regression, HR)
+
+
+@njit
+def _approx_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_stats, parent_w, sp, cl, table,
+                        use_table):
+    """The fast scan from the histogram of one binned feature (bins h0..h1 with values ``vals``): the cuts
+    between consecutive non-empty bins, with CART's rules for close values and min_samples_leaf."""
+    regression = criterion == cart.SQUARED_ERROR
+    k = cl.shape[0]
+    count = H.shape[1] - 1
+    cl[:] = 0.0
+    wl = 0.0
+    nl = 0.0
+    prev = -1
+    best = np.inf
+    for h in range(h0, h1):
+        if H[h, count] == 0.0:
+            continue
+        if prev >= 0 and vals[h - h0] > vals[prev - h0] + cart.FEATURE_THRESHOLD and nl >= min_leaf \
+                and n_node - nl >= min_leaf:
+            if regression:
+                cost = _sse_cost(cl, sp, wl, parent_w - wl)
+            else:
+                sl = 0.0
+                sr = 0.0
+                for c in range(k):
+                    r = parent_stats[c] - cl[c]
+                    if criterion == cart.GINI:
+                        sl += cl[c] * cl[c]
+                        sr += r * r
+                    else:
+                        sl += _xlogx(cl[c], table, use_table)
+                        sr += _xlogx(r, table, use_table)
+                cost = _class_cost(criterion, wl, sl, parent_w - wl, sr, table, use_table)
+            if cost < best:
+                best = cost
+        for c in range(k):
+            cl[c] += H[h, c]
+            if not regression:
+                wl += H[h, c]
+        if regression:
+            wl += H[h, k]
+        nl += H[h, count]
+        prev = h
+    return best
+
+
+@njit
+def feature_rows(L, a, b, f, lay):
+    """The rows ``L[-1, a:b]`` (ascending) stably sorted by feature f: its presorted list, or a counting sort
+    of the bins (equal values keep row order, as CART's mergesort)."""
+    FKIND, GBIN, BOFF, BVALS, TMP, CNT, H = lay
+    kind = FKIND[f]
+    if kind >= 0:
+        return L[kind, a:b]
+    j = -kind - 1
+    h0 = BOFF[j]
+    nb = BOFF[j + 1] - h0
+    rows = L[L.shape[0] - 1]
+    CNT[:nb + 1] = 0
+    for t in range(a, b):
+        CNT[GBIN[rows[t], j] - h0 + 1] += 1
+    for v in range(nb):
+        CNT[v + 1] += CNT[v]
+    for t in range(a, b):
+        i = rows[t]
+        v = GBIN[i, j] - h0
+        TMP[CNT[v]] = i
+        CNT[v] += 1
+    return TMP[:b - a]
+
+
+@njit
+def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w,
+                         table, use_table, approx, lay, H, hist_ready, counters):
+    """``cart.best_split`` on the rows ``L[-1, a:b]``, the lists of ``L`` holding them sorted per feature.
+
+    Returns the same (feature, threshold, position, cost), ties included: every feature gets a fast scan
+    (``_approx_class_scan``, ``_approx_sse_scan``, or ``_approx_binned_scan`` on a histogram), then the features
+    whose fast minimum is within ``tol`` of the best one are scanned again, in feature order, by CART's
+    ``scan_sorted``. ``tol`` is far above the rounding of either formula, so a feature left out cannot hold a cut
+    of minimal CART cost.
+    Binned features are scanned from the histogram ``H`` (built here unless ``hist_ready`` says it holds it
+    already) when that pays (``hist_pays``), else from a counting sort of the rows.
+    Counts the row-features scanned (histogram rows included) in C_SCANNED.
+    """
+    FKIND, GBIN, BOFF, BVALS, TMP, CNT, _ = lay
+    p = X.shape[1]
+    n_node = b - a
+    regression = criterion == cart.SQUARED_ERROR
+    m = Yc.shape[1]
+    k = m if regression else n_stats
+    cl = np.empty(k)
+    cr = np.empty(k)
+    sp = np.zeros(m)
+    rows = L[L.shape[0] - 1]
+    if regression:
+        for t in range(a, b):
+            i = rows[t]
+            for j in range(m):
+                sp[j] += w[i] * Yc[i, j]
+    use_hist = hist_ready or hist_pays(n_node, GBIN.shape[1], H.size)
+    if use_hist and not hist_ready:
+        _build_hist(rows, a, b, GBIN, yi, Yc, w, regression, H)
+    best_approx = np.inf
+    for f in range(p):
+        kind = FKIND[f]
+        if (kind >= 0 or not use_hist) and regression:
+            approx[f] = _approx_sse_scan(XT, Yc, w, f, feature_rows(L, a, b, f, lay), min_leaf, parent_w, sp, cl)
+        elif kind >= 0 or not use_hist:
+            approx[f] = _approx_class_scan(XT, yi, w, f, feature_rows(L, a, b, f, lay), criterion, min_leaf,
+                                           parent_stats, parent_w, cl, cr, table, use_table)
+        else:
+            j = -kind - 1
+            approx[f] = _approx_binned_scan(H, BOFF[j], BOFF[j + 1], BVALS[BOFF[j]:BOFF[j + 1]], n_node, criterion,
+                                            min_leaf, parent_stats, parent_w, sp, cl, table, use_table)
+        if approx[f] < best_approx:
+            best_approx = approx[f]
+    counters[C_SCANNED] += n_node * p
+    best_f, best_thr, best_pos, best_cost = -1, 0.0, -1, np.inf
+    if best_approx == np.inf:
+        return best_f, best_thr, best_pos, best_cost
+    if regression:
+        scale = 0.0
+        for j in range(m):
+            scale += parent_stats[m + j]
+        scale /= m
+    elif criterion == cart.GINI:
+        scale = parent_w
+    else:
+        scale = parent_w * (np.log2(parent_w + 2.0) + np.log2(n_stats + 1.0))
+    tol = 16.0 * (n_node + n_stats + 16) * _EPS * scale + 1e-300
+    left = np.empty(n_stats)
+    right = np.empty(n_stats)
+    for f in range(p):
+        if approx[f] <= best_approx + tol:
+            cost, thr, pos = cart.scan_sorted(X, Y, w, f, feature_rows(L, a, b, f, lay), criterion, min_leaf,
+                                              parent_stats, parent_w, left, right, best_cost)
+            counters[C_SCANNED] += n_node
+            if pos >= 0:
+                best_cost, best_thr, best_pos, best_f = cost, thr, pos, f
+    return best_f, best_thr, best_pos, best_cost
+
+
+@njit
+def _flag_rows(XT, rows, a, b, f, thr, flag):
+    """flag[i] = 1 when row i of ``rows[a:b]`` goes left (x_f <= thr); returns how many do."""
+    x = XT[f]
+    n_left = 0
+    for t in range(a, b):
+        i = rows[t]
+        go = 1 if x[i] <= thr else 0
+        flag[i] = go
+        n_left += go
+    return n_left
+
+
+@njit
+def _partition_in_place(L, a, b, n_left, flag, buf):
+    """Stable partition of every list ``L[g, a:b]`` by ``flag`` in place: left rows are compacted forwards
+    (their slot is never ahead of the reading position), right rows go through ``buf``."""
+    for g in range(L.shape[0]):
+        lo = a
+        k = 0
+        for t in range(a, b):
+            i = L[g, t]
+            go = np.int64(flag[i])
+            L[g, lo] = i
+            buf[k] = i
+            lo += go
+            k += 1 - go
+        for t in range(k):
+            L[g, a + n_left + t] = buf[t]
+    return a + n_left
+
+
+@njit
+def _partition_lists(src, dst, a, b, n_left, flag):
+    """Stable partition of every list ``src[g, a:b]`` by ``flag`` into ``dst[g, a:b]`` (left rows first),
+    without branches (the slot is picked arithmetically). ``src`` and ``dst`` must not overlap."""
+    for g in range(src.shape[0]):
+        lo = a
+        hi = a + n_left
+        for t in range(a, b):
+            i = src[g, t]
+            go = np.int64(flag[i])
+            dst[g, hi + go * (lo - hi)] = i
+            lo += go
+            hi += 1 - go
+    return a + n_left
+
+
+# ------------------------------------------------------------------------------------------------------------
+# split generators (DPDT §5.2)
+# ------------------------------------------------------------------------------------------------------------
+
+@njit
+def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats, min_split, min_leaf,
+                    min_decrease, stats, W, H, hist_ready, known, kids, nxt, laid, scratch, buf, flag, table,
+                    use_table, approx, lay, counters, out_f, out_t):
+    """The split nodes of CART(max_leaf_nodes = ``max_leaves``) grown on the rows of ``L[:, a:b]``, in the
+    order CART splits them; returns their number (at most ``max_leaves - 1``).
+
+    This is ``cart``'s best-first build (its kernel with ``max_leaf_nodes``, ``max_depth`` None, and total
+    weight W of the rows, as scikit-learn fitting the subset): the same node records, frontier order and
+    stopping rules, and ``presorted_best_split`` (= ``cart.best_split``) on lists partitioned in ``scratch``.
+    ``H`` holds the histogram of the rows if ``hist_ready``. It stops as soon as no frontier node can be split
+    any more (their best splits are then never needed).
+
+    The root's children are the DPDT children of the first candidate: their best splits (valid flag, feature,
+    threshold, position, cost) go to ``kids`` (right child first), and come back as ``known`` when those
+    children run their own CART, whose root split is then not scanned again; their lists go straight to the
+    next DPDT level ``nxt`` (if it exists; ``laid[0] = 1`` then), where that candidate needs them.
+    """
+    rl = L.shape[0] - 1  # the rows-ascending list
+    frontier = np.zeros((max_leaves + 2, cart.F_COLS))
+    fc = np.zeros(5, dtype=np.int64)
+    imp = cart.impurity_of(stats, W, criterion)
+    kids[:, 0] = 0.0
+    laid[0] = 0
+    if known[0] == 1.0:
+        f, thr, pos, cost = np.int64(known[1]), known[2], np.int64(known[3]), known[4]
+    else:
+        f, thr, pos, cost = presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, stats,
+                                                 W, table, use_table, approx, lay, H, hist_ready, counters)
+    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, f, thr, pos, cost, W, W)
+    k = 0
+    while fc[cart.C_FRONTIER] > 0:
+        rec = cart.pop_frontier(frontier, fc, max_leaves)
+        if cart.leaf_reason(rec, -1, min_split, min_leaf, min_decrease, max_leaves, fc) >= 0:
+            fc[cart.C_LEAVES] += 1
+            continue
+        f = np.int64(rec[cart.F_FEAT])
+        thr = rec[cart.F_THR]
+        out_f[k] = f
+        out_t[k] = thr
+        k += 1
+        if fc[cart.C_LEAVES] + fc[cart.C_FRONTIER] + 2 + 1 > max_leaves:
+            break  # no node can be split after this one (cart.leaf_reason's budget rule)
+        s = np.int64(rec[cart.F_START])
+        e = np.int64(rec[cart.F_END])
+        depth = np.int64(rec[cart.F_DEPTH])
+        # where the node's lists are and where its children's go: the root's children are laid out in the
+        # next DPDT level when there is one (they are the first candidate's children), deeper nodes in scratch
+        dst = nxt if depth == 0 and nxt.shape[0] > 0 else scratch
+        if depth == 0 or (depth == 1 and laid[0] == 1):
+            src = L if depth == 0 else nxt
+            mid = _partition_lists(src, dst, s, e, _flag_rows(XT, src[rl], s, e, f, thr, flag), flag)
+        else:
+            mid = _partition_in_place(dst, s, e, _flag_rows(XT, dst[rl], s, e, f, thr, flag), flag, buf)
+        if depth == 0 and nxt.shape[0] > 0:
+            laid[0] = 1
+        for side in range(2):  # right child first, as the CART kernel pushes them
+            lo, hi = (mid, e) if side == 0 else (s, mid)
+            cs, cw = cart.node_stats(dst[rl], lo, hi, Y, w, criterion, n_stats)
+            cimp = cart.impurity_of(cs, cw, criterion)
+            cf, cthr, cpos, ccost = presorted_best_split(X, XT, Y, Yc, yi, w, dst, lo, hi, criterion, n_stats,
+                                                         min_leaf, cs, cw, table, use_table, approx, lay, lay[6],
+                                                         False, counters)
+            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, cf, cthr, cpos, ccost, cw, W)
+            if depth == 0:
+                kids[side, 0] = 1.0
+                kids[side, 1] = cf
+                kids[side, 2] = cthr
+                kids[side, 3] = cpos
+                kids[side, 4] = ccost
+    return k
+
+
+@njit
+def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w, with_cost, lay):
+    """Every cut of the rows ``L[-1, a:b]`` (feature, then threshold ascending) with CART's child cost
+    (``cart.scan_sorted``'s formula and rounding when ``with_cost``): (features, thresholds, costs)."""
+    p = X.shape[1]
+    n_node = b - a
+    size = max(n_node - 1, 0) * p
+    feats = np.empty(size, dtype=np.int64)
+    thrs = np.empty(size)
+    costs = np.empty(size)
+    left = np.empty(n_stats)
+    right = np.empty(n_stats)
+    k = 0
+    for f in range(p):
+        rows = feature_rows(L, a, b, f, lay)
+        if X[rows[n_node - 1], f] <= X[rows[0], f] + cart.FEATURE_THRESHOLD:
+            continue
+        left[:] = 0.0
+        right[:] = parent_stats
+        wl = 0.0
+        for t in range(n_node - 1):
+            i = rows[t]
+            if with_cost:
+                cart.add_row(left, Y, w[i], i, criterion, 1.0)
+                cart.add_row(right, Y, w[i], i, criterion, -1.0)
+                wl += w[i]
+            xa = X[i, f]
+            xb = X[rows[t + 1], f]
+            if xb <= xa + cart.FEATURE_THRESHOLD or t + 1 < min_leaf or n_node - t - 1 < min_leaf:
+                continue
+            thr = xa / 2.0 + xb / 2.0
+            if thr == xb or np.isinf(thr):
+                thr = xa
+            feats[k] = f
+            thrs[k] = thr
+            if with_cost:
+                wr = parent_w - wl
+                costs[k] = wl * cart.impurity_of(left, wl, criterion) + wr * cart.impurity_of(right, wr, criterion)
+            k += 1
+    return feats[:k], thrs[:k], costs[:k]
+
+
+# ------------------------------------------------------------------------------------------------------------
+# envelopes over alpha (brief §2.4)
+# ------------------------------------------------------------------------------------------------------------
+
+@njit
+def minkowski(PF, PI, l0, nl, r0, nr, shift, action, outF, outI):
+    """Envelope of a split: the sum of its children's envelopes (pieces l0.. and r0.., each in alpha order)
+    plus ``shift`` (= W_s, the split's own alpha * W_s) on S. Breakpoints are merged exactly (products of
+    integer-valued floats). Returns the number of pieces written to ``outF`` / ``outI``."""
+    i = 0
+    j = 0
+    k = 0
+    while True:
+        pa = l0 + i
+        pb = r0 + j
+        outF[k, E_] = PF[pa, E_] + PF[pb, E_]
+        outF[k, S_] = PF[pa, S_] + PF[pb, S_] + shift
+        outI[k, A_] = action
+        outI[k, L_] = pa
+        outI[k, R_] = pb
+        k += 1
+        if i == nl - 1 and j == nr - 1:
+            return k
+        if i == nl - 1:
+            j += 1
+        elif j == nr - 1:
+            i += 1
+        else:
+            # next breakpoints (E[t+1] - E[t]) / (S[t] - S[t+1]) of each side, compared cross-multiplied
+            lhs = (PF[pa + 1, E_] - PF[pa, E_]) * (PF[pb, S_] - PF[pb + 1, S_])
+            rhs = (PF[pb + 1, E_] - PF[pb, E_]) * (PF[pa, S_] - PF[pa + 1, S_])
+            if lhs < rhs:
+                i += 1
+            elif rhs < lhs:
+                j += 1
+            else:
+                i += 1
+                j += 1
+
+
+@njit
+def lower_envelope(inF, inI, n, outF, outI):
+    """The lower envelope over alpha >= 0 of the lines E + alpha * S given in order of decreasing S (equal S:
+    increasing E, then earlier action). Pieces come out in order of increasing alpha, with strictly decreasing S
+    and increasing E; of lines tied at a point the one with the smaller S is kept (the right limit)."""
+    m = 0
+    for t in range(n):
+        E = inF[t, E_]
+        S = inF[t, S_]
+        if m > 0 and outF[m - 1, S_] == S:
+            continue
+        while m > 0 and E <= outF[m - 1, E_]:
+            m -= 1
+        while m >= 2:
+            Ei = outF[m - 2, E_]
+            Si = outF[m - 2, S_]
+            Ej = outF[m - 1, E_]
+            Sj = outF[m - 1, S_]
+            if (E - Ei) * (Si - Sj) <= (Ej - Ei) * (Si - S):
+                m -= 1
+            else:
+                break
+        outF[m, E_] = E
+        outF[m, S_] = S
+        outI[m, A_] = inI[t, A_]
+        outI[m, L_] = inI[t, L_]
+        outI[m, R_] = inI[t, R_]
+        m += 1
+    return m
+
+
+@njit
+def best_piece(F, start, length, alpha):
+    """Index of the piece minimising E + alpha * S (the last one, i.e. the smaller S, on ties)."""
+    best = start
+    value = F[start, E_] + alpha * F[start, S_]
+    for t in range(start + 1, start + length):
+        v = F[t, E_] + alpha * F[t, S_]
+        if v <= value:
+            best = t
+            value = v
+    return best
+
+
+@njit
+def _merge_backup(WF, WI, w0, wn, MF, MI, nm):
+    """Merge the state's envelope WF[w0:w0+wn] with a split's envelope MF[:nm] and write the new envelope
+    back at w0; returns its length. Equal lines keep the state's (earlier) action."""
+    n = wn + nm
+    tmpF = np.empty((n, 2))
+    tmpI = np.empty((n, 3), dtype=np.int64)
+    i = 0
+    j = 0
+    for t in range(n):
+        take_w = j >= nm or (i < wn and (WF[w0 + i, S_] > MF[j, S_]
+                                        or (WF[w0 + i, S_] == MF[j, S_] and WF[w0 + i, E_] <= MF[j, E_])))
+        if take_w:
+            tmpF[t] = WF[w0 + i]
+            tmpI[t] = WI[w0 + i]
+            i += 1
+        else:
+            tmpF[t] = MF[j]
+            tmpI[t] = MI[j]
+            j += 1
+    outF = np.empty((n, 2))
+    outI = np.empty((n, 3), dtype=np.int64)
+    m = lower_envelope(tmpF, tmpI, n, outF, outI)
+    WF[w0:w0 + m] = outF[:m]
+    WI[w0:w0 + m] = outI[:m]
+    return m
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the kernel
+# ------------------------------------------------------------------------------------------------------------
+
+@njit
+def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
+    """Statistics of one side of the split (f, thr) of the rows ``rows[a:b]`` (kept in their order): how a
+    child at depth D, which has no lists, gets its leaf value. Returns (stats, weight, row count)."""
+    stats = np.zeros(n_stats)
+    total = 0.0
+    n = 0
+    x = XT[f]
+    for t in range(a, b):
+        i = rows[t]
+        if (x[i] <= thr) == left:
+            cart.add_row(stats, Y, w[i], i, criterion, 1.0)
+            total += w[i]
+            n += 1
+    return stats, total, n
+
+
+def make_kernel(level):
+    """The DPDT kernel specialised for a record level (``LEVEL_*`` of ``odtlab.core.events``)."""
+
+    @njit
+    def dpdt_kernel(X, XT, Y, Yc, yi, w, LISTS, scratch, buf, flag, table, lay, HS, HP, HSV, MEMO, LAID, budgets,
+                    params, STACK, SI, SF, CI, CF, PI, PF, WI, WF, counters, events, max_iterations):
+        """Advance DPDT by at most ``max_iterations`` iterations; return (n_events, status).
+
+        ``params``: see P_*; ``budgets[d]``: the generator's budget at depth d (CART's max_leaf_nodes, or the
+        number of top-B candidates). ``counters[C_CANDS]`` etc. hold every table's fill level.
+        """
+        criterion = np.int64(params[P_CRITERION])
+        D = np.int64(params[P_DEPTH])
+        min_split = np.int64(params[P_MIN_SPLIT])
+        min_leaf = np.int64(params[P_MIN_LEAF])
+        min_decrease = params[P_MIN_DECREASE]
+        generator = np.int64(params[P_GENERATOR])
+        n_stats = np.int64(params[P_N_STATS])
+        alpha = params[P_ALPHA]
+        epi = np.int64(params[P_EPI])
+        use_table = params[P_XLOGX] > 0.0
+        classification = criterion != cart.SQUARED_ERROR
+        N = X.shape[0]
+        p = X.shape[1]
+        rl = LISTS.shape[1] - 1  # the rows-ascending list of each level
+        GBIN = lay[1]
+        use_hist = generator == GEN_CART and GBIN.shape[1] > 0
+        approx = np.empty(p)
+        k = 0
+        if counters[C_DONE] == 1:
+            return k, STATUS_DONE
+        done = 0
+        while done < max_iterations:
+            if k + epi > events.shape[0]:
+                return k, STATUS_BUFFER
+            top = counters[C_TOP]
+            # ---- what this iteration does: expand a state (root, left or right child) or back up ----------
+            expand = True
+            depth = 0
+            a = 0
+            b = N
+            side = 0
+            parent = -1
+            pcand = -1
+            fr = STACK[0]
+            left_state = -1
+            right_state = -1
+            nm = 0
+            if counters[C_STARTED] == 1:
+                fr = STACK[top - 1]
+                phase = fr[FR_PHASE]
+                pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR]
+                if phase == 2:
+                    expand = False
+                else:
+                    depth = fr[FR_DEPTH] + 1
+                    parent = fr[FR_STATE]
+                    side = 1 + phase
+                    n_left = CI[pcand, K_NLEFT]
+                    if phase == 0:
+                        a = fr[FR_START]
+                        b = fr[FR_START] + n_left
+                    else:
+                        a = fr[FR_START] + n_left
+                        b = fr[FR_END]
+            # ---- room (checked before anything changes) ----------------------------------------------------
+            grow = 0
+            if expand:
+                max_c = 0
+                if depth < D:
+                    if generator == GEN_EXHAUSTIVE:
+                        max_c = max(b - a - 1, 0) * p
+                    elif generator == GEN_CART:
+                        max_c = max(budgets[depth], 2) - 1
+                    else:
+                        max_c = budgets[depth]
+                need_states = counters[C_STATES] + 1
+                need_cands = counters[C_CANDS] + max_c
+                need_pieces = counters[C_PIECES] + 1
+                need_work = counters[C_WORK] + 1
+            else:
+                left_state = CI[pcand, K_LEFT]
+                right_state = CI[pcand, K_RIGHT]
+                nm = SI[left_state, S_HLEN] + SI[right_state, S_HLEN] - 1
+                need_states = 0
+                need_cands = 0
+                need_pieces = counters[C_PIECES] + fr[FR_WLEN] + nm
+                need_work = fr[FR_WSTART] + fr[FR_WLEN] + nm
+            if need_states > SI.shape[0]:
+                grow |= GROW_STATES
+                counters[C_NEED_STATES] = need_states
+            if need_cands > CI.shape[0]:
+                grow |= GROW_CANDS
+                counters[C_NEED_CANDS] = need_cands
+            if need_pieces > PI.shape[0]:
+                grow |= GROW_PIECES
+                counters[C_NEED_PIECES] = need_pieces
+            if need_work > WI.shape[0]:
+                grow |= GROW_WORK
+                counters[C_NEED_WORK] = need_work
+            if grow:
+                counters[C_GROW] = grow
+                return k, STATUS_GROW
+            counters[C_ITER] += 1
+            done += 1
+            it = counters[C_ITER]
+            solved = -1  # a state solved in this iteration
+            if expand:
+                # ---------------- expansion ------------------------------------------------------------------
+                if counters[C_STARTED] == 0:
+                    counters[C_STARTED] = 1
+                    if level >= LEVEL_SUMMARY:
+                        k = emit(events, k, it, SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0, N, p, D, alpha,
+                                 0.0)
+                if depth < D:
+                    rows = LISTS[depth, rl]
+                    if side == 1:  # the left child comes first: lay out both children's lists and histograms
+                        a0 = fr[FR_START]
+                        b0 = fr[FR_END]
+                        if fr[FR_CUR] > 0 or LAID[depth] == 0:  # else the parent's CART laid them out
+                            _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, CI[pcand, K_FEAT], CF[pcand, KF_THR], flag)
+                            _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, flag)
+                        if use_hist:
+                            _children_hists(rows, a0, a0 + n_left, b0, GBIN, yi, Yc, w, not classification,
+                                            HS[depth - 1], HS[depth], HP[depth - 1], HSV, depth)
+                    elif side == 2 and use_hist:
+                        HSV[depth] = HSV[D + depth - 1]
+                        if HSV[depth]:
+                            HS[depth][:] = HP[depth - 1]
+                    elif use_hist:
+                        HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
+                        if HSV[0]:
+                            _build_hist(rows, a, b, GBIN, yi, Yc, w, not classification, HS[0])
+                    stats, W = cart.node_stats(rows, a, b, Y, w, criterion, n_stats)
+                    n_rows = b - a
+                else:
+                    stats, W, n_rows = _side_stats(XT, Y, w, LISTS[depth - 1, rl], fr[FR_START], fr[FR_END],
+                                                   CI[pcand, K_FEAT], CF[pcand, KF_THR], side == 1, criterion,
+                                                   n_stats)
+                imp = cart.impurity_of(stats, W, criterion)
+                majority = -1
+                if classification:
+                    majority = 0
+                    for c in range(n_stats):
+                        if stats[c] > stats[majority]:
+                            majority = c
+                    E = W - stats[majority] if imp > EPSILON else 0.0
+                else:
+                    E = W * imp
+                s = counters[C_STATES]
+                counters[C_STATES] = s + 1
+                SI[s, S_PARENT] = parent
+                SI[s, S_DEPTH] = depth
+                SI[s, S_NROWS] = n_rows
+                SI[s, S_CSTART] = counters[C_CANDS]
+                SI[s, S_CLASS] = majority
+                SI[s, S_PCAND] = pcand if parent >= 0 else -1
+                SI[s, S_SIDE] = side
+                SF[s, SF_W] = W
+                SF[s, SF_E] = E
+                SF[s, SF_IMP] = imp
+                if parent >= 0:
+                    if side == 1:
+                        CI[pcand, K_LEFT] = s
+                    else:
+                        CI[pcand, K_RIGHT] = s
+                # candidates
+                c0 = counters[C_CANDS]
+                n_cand = 0
+                known = MEMO[depth, 2 - side] if side > 0 and fr[FR_CUR] == 0 else MEMO[D + 1, 0]
+                if depth < D and imp > EPSILON and n_rows >= min_split and n_rows >= 2 * min_leaf:
+                    counters[C_GEN_CALLS] += 1
+                    if generator == GEN_CART:
+                        ready = use_hist and HSV[depth] == 1
+                        leaves = max(budgets[depth], 2)
+                        nxt = LISTS[depth + 1] if depth + 1 < D else scratch[:0]
+                        n_cand = cart_candidates(X, XT, Y, Yc, yi, w, LISTS[depth], a, b, leaves,
+                                                 criterion, n_stats, min_split, min_leaf, min_decrease, stats, W,
+                                                 HS[depth], ready, known, MEMO[depth + 1], nxt, LAID[depth + 1:],
+                                                 scratch, buf, flag, table, use_table, approx, lay, counters,
+                                                 CI[c0:, K_FEAT], CF[c0:, KF_THR])
+                    else:
+                        feats, thrs, costs = all_cuts(X, Y, w, LISTS[depth], a, b, criterion, n_stats, min_leaf,
+                                                      stats, W, generator == GEN_TOPB, lay)
+                        counters[C_SCANNED] += n_rows * p
+                        if generator == GEN_TOPB:
+                            order = np.argsort(costs, kind="mergesort")
+                            n_cand = min(budgets[depth], order.shape[0])
+                            for t in range(n_cand):
+                                CI[c0 + t, K_FEAT] = feats[order[t]]
+                                CF[c0 + t, KF_THR] = thrs[order[t]]
+                        else:
+                            n_cand = feats.shape[0]
+                            for t in range(n_cand):
+                                CI[c0 + t, K_FEAT] = feats[t]
+                                CF[c0 + t, KF_THR] = thrs[t]
+                counters[C_CANDS] = c0 + n_cand
+                SI[s, S_NCAND] = n_cand
+                first = -1
+                rows = LISTS[min(depth, D - 1), rl]
+                for t in range(n_cand):
+                    c = c0 + t
+                    f = CI[c, K_FEAT]
+                    thr = CF[c, KF_THR]
+                    x = XT[f]
+                    nl = 0
+                    wl = 0.0
+                    for r in range(a, b):
+                        i = rows[r]
+                        if x[i] <= thr:
+                            nl += 1
+                            wl += w[i]
+                    flags = 0
+                    if nl == 0 or nl == n_rows:
+                        flags = CAND_DEGENERATE
+                    else:
+                        counters[C_OPS] += 1
+                        for u in range(c0, c):
+                            if CI[u, K_FLAGS] == 0 and CI[u, K_FEAT] == f and CI[u, K_NLEFT] == nl:
+                                flags = CAND_DUPLICATE
+                                counters[C_DUPLICATES] += 1
+                                break
+                    if flags == 0 and first < 0:
+                        first = t
+                    CI[c, K_STATE] = s
+                    CI[c, K_NLEFT] = nl
+                    CI[c, K_LEFT] = -1
+                    CI[c, K_RIGHT] = -1
+                    CI[c, K_FLAGS] = flags
+                    CF[c, KF_PLEFT] = wl / W if W > 0.0 else 0.0
+                    if level >= LEVEL_FULL:
+                        k = emit(events, k, it, EV_CANDIDATE, depth, flags, s, -1, f, thr, 0.0, 0.0, c, nl,
+                                 n_rows - nl, CF[c, KF_PLEFT], generator)
+                if level >= LEVEL_SUMMARY:
+                    k = emit(events, k, it, EV_STATE_EXPANDED, depth, side, s, parent, -1, E,
+                             _incumbent(STACK, WF, PF, SI, SF, counters, alpha), 0.0, n_rows, n_cand, pcand,
+                             W, imp)
+                if first < 0:  # nothing to choose: a leaf, solved at once
+                    h = counters[C_PIECES]
+                    PF[h, E_] = E
+                    PF[h, S_] = 0.0
+                    PI[h, A_] = -1
+                    PI[h, L_] = -1
+                    PI[h, R_] = -1
+                    counters[C_PIECES] = h + 1
+                    SI[s, S_HSTART] = h
+                    SI[s, S_HLEN] = 1
+                    solved = s
+                else:
+                    fr = STACK[top]
+                    fr[FR_STATE] = s
+                    fr[FR_START] = a
+                    fr[FR_END] = b
+                    fr[FR_DEPTH] = depth
+                    fr[FR_CUR] = first
+                    fr[FR_PHASE] = 0
+                    fr[FR_WSTART] = counters[C_WORK]
+                    fr[FR_WLEN] = 1
+                    wi = counters[C_WORK]
+                    WF[wi, E_] = E
+                    WF[wi, S_] = 0.0
+                    WI[wi, A_] = -1
+                    WI[wi, L_] = -1
+                    WI[wi, R_] = -1
+                    counters[C_WORK] = wi + 1
+                    counters[C_TOP] = top + 1
+            else:
+                # ---------------- Bellman backup of candidate pcand -------------------------------------------
+                s = fr[FR_STATE]
+                Ws = SF[s, SF_W]
+                MF = np.empty((nm, 2))
+                MI = np.empty((nm, 3), dtype=np.int64)
+                nm = minkowski(PF, PI, SI[left_state, S_HSTART], SI[left_state, S_HLEN], SI[right_state, S_HSTART],
+                               SI[right_state, S_HLEN], Ws, pcand, MF, MI)
+                fr[FR_WLEN] = _merge_backup(WF, WI, fr[FR_WSTART], fr[FR_WLEN], MF, MI, nm)
+                counters[C_WORK] = fr[FR_WSTART] + fr[FR_WLEN]
+                counters[C_BACKUPS] += 1
+                if level >= LEVEL_SUMMARY:
+                    h = best_piece(MF, 0, nm, alpha)
+                    q = MF[h, E_] + alpha * MF[h, S_]
+                    chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
+                    vl = _state_value(PF, SI, SF, left_state, alpha)
+                    vr = _state_value(PF, SI, SF, right_state, alpha)
+                    k = emit(events, k, it, EV_BACKUP, fr[FR_DEPTH], 1 if chosen == pcand else 0, s, -1,
+                             CI[pcand, K_FEAT], -q / Ws if Ws > 0.0 else 0.0,
+                             _incumbent(STACK, WF, PF, SI, SF, counters, alpha), 0.0, pcand, left_state,
+                             right_state, vl, vr)
+                # next usable candidate, or the state is solved
+                nxt = fr[FR_CUR] + 1
+                c0 = SI[s, S_CSTART]
+                while nxt < SI[s, S_NCAND] and CI[c0 + nxt, K_FLAGS] != 0:
+                    nxt += 1
+                fr[FR_CUR] = nxt
+                fr[FR_PHASE] = 0
+                if nxt == SI[s, S_NCAND]:
+                    h = counters[C_PIECES]
+                    w0 = fr[FR_WSTART]
+                    m = fr[FR_WLEN]
+                    PF[h:h + m] = WF[w0:w0 + m]
+                    PI[h:h + m] = WI[w0:w0 + m]
+                    counters[C_PIECES] = h + m
+                    SI[s, S_HSTART] = h
+                    SI[s, S_HLEN] = m
+                    counters[C_WORK] = w0
+                    counters[C_TOP] = top - 1
+                    solved = s
+            if solved >= 0:
+                if level >= LEVEL_FULL:
+                    h = best_piece(PF, SI[solved, S_HSTART], SI[solved, S_HLEN], alpha)
+                    act = PI[h, A_]
+                    Wv = SF[solved, SF_W]
+                    k = emit(events, k, it, EV_STATE_SOLVED, SI[solved, S_DEPTH], SI[solved, S_NCAND], solved,
+                             SI[solved, S_PARENT], CI[act, K_FEAT] if act >= 0 else -1,
+                             _state_value(PF, SI, SF, solved, alpha), 0.0, 0.0, act, SI[solved, S_HLEN],
+                             SI[solved, S_CLASS], -SF[solved, SF_E] / Wv if Wv > 0.0 else 0.0,
+                             CF[act, KF_THR] if act >= 0 else np.nan)
+                if counters[C_TOP] == 0:
+                    counters[C_DONE] = 1
+                    if level >= LEVEL_SUMMARY:
+                        h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
+                        W0 = max(SF[0, SF_W], 1e-300)  # all-zero weights: every loss is 0
+                        value = (PF[h, E_] + alpha * PF[h, S_]) / W0
+                        k = emit(events, k, it, EV_POLICY, 0, 0, 0, -1, -1, value, value, 0.0, h, SI[0, S_HLEN],
+                                 counters[C_STATES], PF[h, E_] / W0, PF[h, S_] / W0)
+                        k = emit(events, k, it, TERMINATED, 0, 0, 0, -1, -1, value, value, 0.0, counters[C_STATES],
+                                 counters[C_OPS], counters[C_BACKUPS], 0.0, 0.0)
+                    return k, STATUS_DONE
+                STACK[counters[C_TOP] - 1, FR_PHASE] += 1
+        return k, STATUS_BUDGET
+
+    return dpdt_kernel
+
+
+@njit
+def _state_value(PF, SI, SF, s, alpha):
+    """V(s) of a solved state at ``alpha`` in the paper's units: -(E + alpha * S) / W_s."""
+    h = best_piece(PF, SI[s, S_HSTART], SI[s, S_HLEN], alpha)
+    W = SF[s, SF_W]
+    return -(PF[h, E_] + alpha * PF[h, S_]) / W if W > 0.0 else 0.0
+
+
+@njit
+def _incumbent(STACK, WF, PF, SI, SF, counters, alpha):
+    """L_alpha of the current policy (unfinished states as leaves): the root's envelope at ``alpha``."""
+    W = SF[0, SF_W]
+    if W <= 0.0:
+        return 0.0
+    if counters[C_TOP] == 0 and counters[C_DONE] == 0:  # the root is being expanded: its leaf
+        return SF[0, SF_E] / W
+    if counters[C_TOP] > 0:
+        h = best_piece(WF, STACK[0, FR_WSTART], STACK[0, FR_WLEN], alpha)
+        return (WF[h, E_] + alpha * WF[h, S_]) / W
+    h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
+    return (PF[h, E_] + alpha * PF[h, S_]) / W

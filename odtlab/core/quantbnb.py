@@ -1,0 +1,1550 @@
+"""Quant-BnB (Mazumder, Meng, Wang, ICML 2022): branch and bound over quantiles, depth 2 and depth 3.
+
+Everything works in ranks (brief §1.2). ``rank[f, i]`` in 1..u(f) is the index of x_{i,f} among the
+distinct values of feature f, and a split (f, t) with t in 0..u(f) sends rank <= t left: t = 0 sends
+every row right, t = u(f) every row left, and 0 < t < u(f) is the midpoint between the t-th and the
+(t+1)-th distinct value. The sample sets of the paper are then rank intervals: the left set of a root
+threshold t is {rank <= t}, the right set {rank > t}.
+
+Depth 2 (Algorithm 1). A tuple (f0, [a, b], F1, F2) is the set of depth-2 trees with root feature f0,
+root threshold in [a, b], left child feature in F1 and right child feature in F2. Processing it:
+
+* ``b - a <= s``: exhaustive search, every root threshold in [a, b] with the best stumps of F1 and F2
+  (the box of Algorithm 1; brief pitfall 2).
+* otherwise the almost s-equi-spaced points t_0..t_s of [a, b] (§3.1) give the upper bound V_s
+  (Step 1, eq. 38), and each slice [t_{j-1}, t_j] gets the lower bound W (Step 2): W0 (eq. 9),
+  W1,s' (eq. 13 with the *corrected* eq. 11 of the brief: L1(I_[0,r_{k-1}], f1) + L1(I_[r_k,u], f2))
+  or W2 (eq. 10). Child features whose row or column minimum of W reaches U are eliminated
+  (Proposition 4.1, eqs. 14-15), and the slice becomes the child tuple (f0, [t_{j-1}, t_j], F1j, F2j).
+
+Choices the paper leaves open (brief §7), fixed here:
+
+* Shared endpoints (pitfall 3, option A with reuse): the children keep the closed slices of the paper,
+  but the end points t_{j-1} and t_j were already evaluated exactly in the parent's Step 1 (every
+  tree with that root threshold and child features in F1 x F2), so a child marks them *settled* and
+  never evaluates them again; it only reuses their stump losses (cached per feature) for W.
+  A slice with no threshold strictly inside (t_j - t_{j-1} <= 1) is finished by its parent. The root
+  thresholds 0 and u(f0) send every row to one side: for every f0 that is one tree, the best stump on
+  all rows, evaluated once by the first tuple (0, [0, 0]); the tuples of eq. (17) start settled.
+* Quantile points use floor (the paper's definition). s' of W1 is the paper's floor(0.6 n s / (b - a))
+  of the tuple being split, clipped to [1, t_j - t_{j-1}] (pitfall 5).
+* U is updated at once, inside an iteration (pitfall 14): later tuples prune against the new U.
+* Ties (pitfall 9): a child feature survives while its bound is below U + ``margin``. With a positive
+  margin (half a misclassification, or ``tol`` for the squared error) ties are kept, as in
+  Proposition 4.1 (<= U), and no optimal tree is ever pruned. With margin -tol ties are pruned: U is
+  always attained by a stored tree (the initial tree at the start), so an optimal tree is then pruned
+  only when another one with the same loss is already stored. Improvements of U are strict (by more
+  than ``tol``, which is 0 for the 0-1 loss).
+* Optional similarity bound for the 0-1 loss [not in the paper]: a stump (or a depth-2 tree) that
+  misclassifies e rows of a set misclassifies at most e + n rows of that set plus n more rows. With
+  the stump losses known at both ends of a slice this bounds every threshold inside it
+  (``_similarity2``, ``_slice_bound3``); it only adds to W, so every bound stays valid.
+
+Depth 3 (Appendix C). A root tuple (f0, [a, b]) is the set of depth-3 trees with root feature f0 and
+root threshold in [a, b]; its depth-2 subtrees are free. This is Proposition C.1 with W = V = L2 and
+Phi_1 = Phi_2 = every depth-2 tuple, where min over Phi of L2 on a sample set is the optimal depth-2
+loss D2 of that set, computed by Algorithm 1 itself on the set (an *inner solve*, with its ranks
+re-numbered among the set's own distinct values). Condition (ii) becomes D2(left at t_{j-1}) +
+D2(right at t_j) >= U => the slice is pruned (chain (55), by the monotonicity of Lemma B.3); condition
+(i) holds trivially. An inner solve gets a cutoff c (U minus a lower bound of the other side): it
+prunes against min(c, its best) and returns a certified lower bound, exact whenever it is below c.
+It starts from the tree of the neighbouring point (warm start) and stops early once its best tree
+reaches the lower bound known before the solve. The paper's other choices for W and V (nested alive
+sets Phi per root tuple, brief pitfall 19) are not implemented.
+
+The stump losses L1 (eq. 6) of many nested sets come from one scan of a feature's sorted order (brief
+pitfall 16: the presorted order is never re-sorted). A row belongs, for every point t_j, to exactly
+one of the sets "rank_f0 <= t_j" and "rank_f0 > t_j"; one gather puts the rows of a tuple in the
+order of a feature, then one tight scan per point gives both sets' best stumps. Two classes: the best
+cut maximises or minimises d = (class-0 count - class-1 count) left of the cut, so the scan only keeps
+d and its extremes. K classes: the prefix majority only grows and is kept on the way; the suffix
+majority is recomputed when it could still improve the best. Squared error: sum y^2 - (S_l^2 / n_l +
+S_r^2 / n_r) over the outputs, with y centred (pitfall 10).
+"""
+import numpy as np
+
+from odtlab.core._jit import njit
+from odtlab.core import events as ev
+
+# lower-bound choices (brief §2.3)
+LB_W0, LB_W1, LB_W2 = 0, 1, 2
+LB_NAMES = {"W0": LB_W0, "W1": LB_W1, "W2": LB_W2}
+
+# event kinds (Quant-BnB block 128..159 of core.events)
+QB_ITERATION = 128  # an iteration of Algorithm 1 starts: i0 tuples alive, f0 triples alive
+QB_UPPER = 129  # the upper bound improved: value = U, i2 = row of the incumbent history (the tree)
+QB_SLICE = 130  # lower bound of one slice [t_{j-1}, t_j]: lower = slice bound, flags = 1 if kept
+QB_ELIMINATE = 131  # a child feature eliminated from a slice: value = its bound, f0 = bound - U
+QB_REFINE = 132  # an interval split into s slices: i0 = a, i1 = b, i2 = slices kept
+QB_EXHAUSTIVE = 133  # exhaustive search of a small interval: value = best loss in it, flags = improved
+QB_SUBPROBLEM = 134  # depth 3: an inner depth-2 solve on one side of a root threshold
+
+# integer state (``ist``) slots, shared by the depth-2 and depth-3 kernels
+I_HEAD, I_ROUND_END, I_TAIL, I_ROUND, I_STEPS, I_DONE, I_NINC, I_PASSES, I_NEXT_ID, I_EXHAUSTIVE, I_INNER, \
+    I_INNER_STEPS, I_STARTED, I_SLICES_PRUNED, I_ELIMINATED = range(15)
+N_IST = 15
+# float state (``fst``) slots: the incumbent loss U and the certified lower bound of the last iteration start
+F_U, F_LB = range(2)
+N_FST = 2
+# per-iteration statistics (``rstat`` rows): tuples alive, triples (or root thresholds) alive, lower, upper
+MAX_ROUNDS = 256
+# incumbent history row: root (f, t), then for depth 2 left (f, t), right (f, t); for depth 3 the left
+# subtree (f, t, fl, tl, fr, tr) and the right subtree (f, t, fl, tl, fr, tr). Feature -1 = no split.
+HIST_COLS = 14
+
+
+@njit
+def ranks_of(XT, order, rank):
+    """rank[f, i] = index (1..u(f)) of row i's value among feature f's distinct values; returns u."""
+    p, n = XT.shape
+    u = np.zeros(p, np.int64)
+    for f in range(p):
+        r = 0
+        for q in range(n):
+            i = order[f, q]
+            if q == 0 or XT[f, i] != XT[f, order[f, q - 1]]:
+                r += 1
+            rank[f, i] = r
+        u[f] = r
+    return u
+
+
+@njit
+def quantile_points(a, b, s, out):
+    """Almost s-equi-spaced points of [a, b] (§3.1): t_0 = a, t_s = b, t_j = floor(a + j (b - a) / s)."""
+    for j in range(s + 1):
+        out[j] = a + (j * (b - a)) // s
+
+
+@njit
+def build_view(order, rank, y, Y, f0, lo, hi, V, loc):
+    """The rows with lo < rank[f0] <= hi as a view: sorted orders, ranks re-numbered, targets.
+
+    ``V`` = (vord, vrank, vu, vg, vy, vY, vm, srank, vcum); ``srank[f, q]`` is the rank of the q-th row in
+    the order of f (so cuts are found without touching the rows) and ``vcum[f, r]`` the number of rows
+    of rank <= r. Local row ids follow the global row order; ``vg[f, r]`` is
+    the global rank of local rank r (vg[f, 0] = 0), so a local split maps back to a global midpoint that
+    routes the view's rows the same way. O(n p).
+    """
+    vord, vrank, vu, vg, vy, vY, vm, srank, vcum = V
+    p, n = rank.shape
+    mo = Y.shape[1]
+    m = 0
+    for i in range(n):
+        r = rank[f0, i]
+        if r > lo and r <= hi:
+            loc[i] = m
+            vy[m] = y[i]
+            for o in range(mo):
+                vY[m, o] = Y[i, o]
+            m += 1
+        else:
+            loc[i] = -1
+    for f in range(p):
+        q = 0
+        lr = 0
+        prev = -1
+        vg[f, 0] = 0
+        vcum[f, 0] = 0
+        for idx in range(n):
+            i = order[f, idx]
+            li = loc[i]
+            if li >= 0:
+                g = rank[f, i]
+                if g != prev:
+                    lr += 1
+                    prev = g
+                    vg[f, lr] = g
+                vord[f, q] = li
+                vrank[f, li] = lr
+                srank[f, q] = lr
+                q += 1
+                vcum[f, lr] = q
+        vu[f] = lr
+    vm[0] = m
+    return m
+
+
+# --------------------------------------------------------------------------------------------------
+# stump losses L1 (eq. 6) of many nested sets in one scan
+# --------------------------------------------------------------------------------------------------
+# A *group* is a list of points; slot c = gbase[g] + k stands for point k of group g. A row of group g
+# whose position pos is the number of the group's points below its f0-rank belongs to the "left-type"
+# set of the slots k >= pos and to the "right-type" set of the slots k < pos. Step 1 uses one group
+# (the quantile points); W1 / W2 use one group per slice (the points r_k inside its middle block).
+# ``code[i]`` packs a row's group, position and class: (g << 40) | (pos << 16) | class, or -1 (skip).
+# Only the left-type sets are counted: a right-type prefix is the group's prefix minus the left one.
+
+CODE_G, CODE_P, CODE_B = 40, 16, 61
+MASK_P, MASK_K = (1 << 24) - 1, (1 << 16) - 1
+CUT = 1 << CODE_B  # set by the gather on a row followed by a cut (the next row of its group has a larger rank)
+
+
+@njit
+def _totals(m, vy, vY, cls, code, gbase, glen, ngroups, CT, RT):
+    """Per slot the left-type totals, per group the totals of all its rows (counts or target sums)."""
+    totL, NL, TA, NA = CT
+    TL, QL, TAr, QA = RT
+    K = totL.shape[1]
+    mo = TL.shape[1]
+    for g in range(ngroups):
+        NA[g] = 0
+        QA[g] = 0.0
+        for k in range(K):
+            TA[g, k] = 0
+        for o in range(mo):
+            TAr[g, o] = 0.0
+        for c in range(gbase[g], gbase[g] + glen[g]):
+            NL[c] = 0
+            QL[c] = 0.0
+            for k in range(K):
+                totL[c, k] = 0
+            for o in range(mo):
+                TL[c, o] = 0.0
+    for i in range(m):
+        x = code[i]
+        if x < 0:
+            continue
+        g = x >> CODE_G
+        c0 = gbase[g]
+        c1 = c0 + glen[g]
+        cm = c0 + ((x >> CODE_P) & MASK_P)
+        NA[g] += 1
+        if cls:
+            cl = x & MASK_K
+            TA[g, cl] += 1
+            for c in range(cm, c1):
+                totL[c, cl] += 1
+                NL[c] += 1
+        else:
+            q = 0.0
+            for o in range(mo):
+                q += vY[i, o] * vY[i, o]
+                TAr[g, o] += vY[i, o]
+            QA[g] += q
+            for c in range(cm, c1):
+                NL[c] += 1
+                QL[c] += q
+                for o in range(mo):
+                    TL[c, o] += vY[i, o]
+
+
+@njit
+def _scan_binary(seq, srk, lo, hi, k, NL, T1L, NA, T1A):
+    """Best stumps of slot k's two sets for two classes, scanning one group's rows in feature order.
+
+    With l0, l1 the class counts left of a cut, the rows classified correctly are max(l0, l1) +
+    max(T0 - l0, T1 - l1) = max(T0, T1, T1 + d, T0 - d) with d = l0 - l1, so the best cut is the one
+    with the largest or the smallest d: the scan only keeps d and its extremes. Returns (left loss,
+    left cut, right loss, right cut).
+    """
+    T0L = NL - T1L
+    NR = NA - NL
+    T1R = T1A - T1L
+    T0R = NR - T1R
+    d = 0
+    e = 0
+    dmax = 0
+    dmin = 0
+    emax = 0
+    emin = 0
+    cdmax = 0
+    cdmin = 0
+    cemax = 0
+    cemin = 0
+    for q in range(lo, hi):
+        x = seq[q]
+        v = 1 - 2 * (x & 1)
+        inl = np.int64(((x >> CODE_P) & MASK_P) <= k)
+        d += v * inl
+        e += v - v * inl
+        if x & CUT:
+            if d > dmax:
+                dmax = d
+                cdmax = srk[q]
+            elif d < dmin:
+                dmin = d
+                cdmin = srk[q]
+            if e > emax:
+                emax = e
+                cemax = srk[q]
+            elif e < emin:
+                emin = e
+                cemin = srk[q]
+    bestL, cutL = _binary_best(T0L, T1L, dmax, dmin, cdmax, cdmin)
+    bestR, cutR = _binary_best(T0R, T1R, emax, emin, cemax, cemin)
+    return NL - bestL, cutL, NR - bestR, cutR
+
+
+@njit
+def _scan_binary_pair(seq, srk, lo, hi, k, NL1, T1L1, NL2, T1L2, NA, T1A):
+    """_scan_binary for the slots k and k + 1 in one scan (the common case: s = 3 gives two points)."""
+    d1 = 0
+    e1 = 0
+    d2 = 0
+    e2 = 0
+    dmax1 = 0
+    dmin1 = 0
+    emax1 = 0
+    emin1 = 0
+    dmax2 = 0
+    dmin2 = 0
+    emax2 = 0
+    emin2 = 0
+    cdmax1 = 0
+    cdmin1 = 0
+    cemax1 = 0
+    cemin1 = 0
+    cdmax2 = 0
+    cdmin2 = 0
+    cemax2 = 0
+    cemin2 = 0
+    for q in range(lo, hi):
+        x = seq[q]
+        v = 1 - 2 * (x & 1)
+        ps = (x >> CODE_P) & MASK_P
+        in1 = np.int64(ps <= k)
+        in2 = np.int64(ps <= k + 1)
+        d1 += v * in1
+        e1 += v - v * in1
+        d2 += v * in2
+        e2 += v - v * in2
+        if x & CUT:
+            if d1 > dmax1:
+                dmax1 = d1
+                cdmax1 = srk[q]
+            elif d1 < dmin1:
+                dmin1 = d1
+                cdmin1 = srk[q]
+            if e1 > emax1:
+                emax1 = e1
+                cemax1 = srk[q]
+            elif e1 < emin1:
+                emin1 = e1
+                cemin1 = srk[q]
+            if d2 > dmax2:
+                dmax2 = d2
+                cdmax2 = srk[q]
+            elif d2 < dmin2:
+                dmin2 = d2
+                cdmin2 = srk[q]
+            if e2 > emax2:
+                emax2 = e2
+                cemax2 = srk[q]
+            elif e2 < emin2:
+                emin2 = e2
+                cemin2 = srk[q]
+    NR1 = NA - NL1
+    NR2 = NA - NL2
+    b1, c1 = _binary_best(NL1 - T1L1, T1L1, dmax1, dmin1, cdmax1, cdmin1)
+    b2, c2 = _binary_best(NR1 - (T1A - T1L1), T1A - T1L1, emax1, emin1, cemax1, cemin1)
+    b3, c3 = _binary_best(NL2 - T1L2, T1L2, dmax2, dmin2, cdmax2, cdmin2)
+    b4, c4 = _binary_best(NR2 - (T1A - T1L2), T1A - T1L2, emax2, emin2, cemax2, cemin2)
+    return NL1 - b1, c1, NR1 - b2, c2, NL2 - b3, c3, NR2 - b4, c4
+
+
+@njit(inline="always")
+def _binary_best(T0, T1, dmax, dmin, cmax, cmin):
+    """Rows classified correctly by the best cut, and the cut (0 = no split), from the extremes of d."""
+    best = max(T0, T1)
+    cut = 0
+    if T1 + dmax > best:
+        best = T1 + dmax
+        cut = cmax
+    if T0 - dmin > best:
+        best = T0 - dmin
+        cut = cmin
+    return best, cut
+
+
+@njit
+def _scan_classes(seq, srk, lo, hi, k, K, totL, NL, TA, NA, lc, ac):
+    """Best stumps of slot k's two sets for K classes (``totL``, ``TA``: class totals of the left set
+    and of the group). The prefix majorities only grow and are kept as the scan goes; the suffix
+    majorities only shrink, so the last computed value bounds them and they are recomputed (O(K))
+    only at cuts where that bound still allows an improvement."""
+    NR = NA - NL
+    sml = 0
+    smr = 0
+    for c in range(K):
+        lc[c] = 0
+        ac[c] = 0
+        sml = max(sml, totL[c])
+        smr = max(smr, TA[c] - totL[c])
+    bestL = NL - sml
+    bestR = NR - smr
+    cutL = 0
+    cutR = 0
+    pml = 0
+    pmr = 0
+    nl = 0
+    for q in range(lo, hi):
+        x = seq[q]
+        cl = x & MASK_K
+        inl = np.int64(((x >> CODE_P) & MASK_P) <= k)
+        v = lc[cl] + inl
+        lc[cl] = v
+        a = ac[cl] + 1
+        ac[cl] = a
+        nl += inl
+        pml = max(pml, v)
+        pmr = max(pmr, a - v)
+        if x & CUT:
+            if NL - pml - sml < bestL:
+                sml = 0
+                for c in range(K):
+                    sml = max(sml, totL[c] - lc[c])
+                loss = NL - pml - sml
+                if loss < bestL:
+                    bestL = loss
+                    cutL = srk[q]
+            if NR - pmr - smr < bestR:
+                smr = 0
+                for c in range(K):
+                    smr = max(smr, TA[c] - totL[c] - ac[c] + lc[c])
+                loss = NR - pmr - smr
+                if loss < bestR:
+                    bestR = loss
+                    cutR = srk[q]
+    return bestL, cutL, bestR, cutR
+
+
+@njit
+def _scan_squares(seq, srk, rows, vY, lo, hi, k, TL, NL, QL, TA, NA, QA, sl, sa):
+    """Best stumps of slot k's two sets for the squared error: sum y^2 - max over cuts of
+    (S_l^2 / n_l + S_r^2 / n_r), summed over the outputs (``TL``, ``TA``: target sums)."""
+    mo = sl.shape[0]
+    NR = NA - NL
+    gl = 0.0
+    gr = 0.0
+    for o in range(mo):
+        sl[o] = 0.0
+        sa[o] = 0.0
+        if NL > 0:
+            gl += TL[o] * TL[o] / NL
+        if NR > 0:
+            t = TA[o] - TL[o]
+            gr += t * t / NR
+    cutL = 0
+    cutR = 0
+    nl = 0
+    for q in range(lo, hi):
+        i = rows[q]
+        inl = ((seq[q] >> CODE_P) & MASK_P) <= k
+        for o in range(mo):
+            y = vY[i, o]
+            sa[o] += y
+            if inl:
+                sl[o] += y
+        if inl:
+            nl += 1
+        if seq[q] & CUT:
+            nr = NL - nl
+            if nl > 0 and nr > 0:
+                gain = 0.0
+                for o in range(mo):
+                    gain += sl[o] * sl[o] / nl + (TL[o] - sl[o]) * (TL[o] - sl[o]) / nr
+                if gain > gl:
+                    gl = gain
+                    cutL = srk[q]
+            n1 = q + 1 - lo - nl
+            n2 = NR - n1
+            if n1 > 0 and n2 > 0:
+                gain = 0.0
+                for o in range(mo):
+                    s1 = sa[o] - sl[o]
+                    s2 = TA[o] - TL[o] - s1
+                    gain += s1 * s1 / n1 + s2 * s2 / n2
+                if gain > gr:
+                    gr = gain
+                    cutR = srk[q]
+    return max(QL - gl, 0.0), cutL, max(QA - QL - gr, 0.0), cutR
+
+
+@njit
+def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
+    """Stump losses on feature f for every slot of the first ``ngroups`` groups (fills ``OUT``).
+
+    One gather puts each group's rows, in the order of f, in a contiguous segment; then each slot
+    scans its group's segment (brief pitfall 16: the presorted order is never re-sorted).
+    """
+    vord, vY, vm, srank = V[0], V[5], V[6], V[7]
+    code, gbase, glen = G
+    CT, RT, SEQ = SC
+    totL, NL, TA, NA = CT
+    TL, QL, TAr, QA = RT
+    seq, srk, rows, gstart, gfill, lc, ac, sl, sa = SEQ
+    bestL, cutL, bestR, cutR = OUT
+    m = vm[0]
+    K = totL.shape[1]
+    if ngroups == 1 and NA[0] == m:  # Step 1: every row in one group, a plain gather
+        gstart[0] = 0
+        gfill[0] = m
+        prev = -1
+        for q in range(m):
+            i = vord[f, q]
+            r = srank[f, q]
+            if r != prev and q > 0:
+                seq[q - 1] |= CUT
+            seq[q] = code[i]
+            srk[q] = r
+            rows[q] = i
+            prev = r
+    else:
+        start = 0
+        for g in range(ngroups):
+            gstart[g] = start
+            gfill[g] = start
+            start += NA[g]
+        for q in range(m):
+            i = vord[f, q]
+            x = code[i]
+            if x >= 0:
+                g = x >> CODE_G
+                j = gfill[g]
+                r = srank[f, q]
+                if j > gstart[g] and srk[j - 1] != r:
+                    seq[j - 1] |= CUT
+                seq[j] = x
+                srk[j] = r
+                rows[j] = i
+                gfill[g] = j + 1
+    for g in range(ngroups):
+        lo = gstart[g]
+        hi = gfill[g]
+        if hi > lo:
+            seq[hi - 1] |= CUT
+        k = 0
+        while cls and K == 2 and k + 1 < glen[g]:
+            c = gbase[g] + k
+            bestL[c], cutL[c], bestR[c], cutR[c], bestL[c + 1], cutL[c + 1], bestR[c + 1], cutR[c + 1] = \
+                _scan_binary_pair(seq, srk, lo, hi, k, NL[c], totL[c, 1], NL[c + 1], totL[c + 1, 1], NA[g], TA[g, 1])
+            k += 2
+        for k in range(k, glen[g]):
+            c = gbase[g] + k
+            if cls and K == 2:
+                r = _scan_binary(seq, srk, lo, hi, k, NL[c], totL[c, 1], NA[g], TA[g, 1])
+            elif cls:
+                r = _scan_classes(seq, srk, lo, hi, k, K, totL[c], NL[c], TA[g], NA[g], lc, ac)
+            else:
+                r = _scan_squares(seq, srk, rows, vY, lo, hi, k, TL[c], NL[c], QL[c], TAr[g], NA[g], QA[g], sl, sa)
+            bestL[c], cutL[c], bestR[c], cutR[c] = r
+
+
+# --------------------------------------------------------------------------------------------------
+# one depth-2 tuple: Step 1 (upper bound V_s, eq. 38) and Step 2 (W and Proposition 4.1)
+# --------------------------------------------------------------------------------------------------
+
+@njit
+def _similarity2(JA, JB, F1, F2, j, n_mid, rowmin, colmin):
+    """Tighten the row and column minima of slice j with the 0-1 similarity bound [not in the paper].
+
+    A stump that misclassifies e rows of a set misclassifies at most e + n rows of the set plus n rows,
+    so for t in [t_{j-1}, t_j]: L1(I_[0,t], f1) >= L1(I_[0,t_j], f1) - n(t, t_j] and L1(I_[t,u], f2) >=
+    L1(I_[t_{j-1},u], f2) - n(t_{j-1}, t]. With eq. (9)'s terms this gives, for every pair,
+    L2 >= max(W0, L1(I_[0,t_j], f1) + L1(I_[t_{j-1},u], f2) - n_mid) (the minimum over t of the sum of
+    the two maxima). Unknown stump losses are -inf and leave W0.
+    """
+    p = F1.shape[0]
+    for f1 in range(p):
+        if not F1[f1]:
+            continue
+        v = np.inf
+        for f2 in range(p):
+            if F2[f2]:
+                v = min(v, max(JA[f1, j - 1] + JB[f2, j], JA[f1, j] + JB[f2, j - 1] - n_mid))
+        rowmin[f1] = max(rowmin[f1], v)
+    for f2 in range(p):
+        if not F2[f2]:
+            continue
+        v = np.inf
+        for f1 in range(p):
+            if F1[f1]:
+                v = min(v, max(JA[f1, j - 1] + JB[f2, j], JA[f1, j] + JB[f2, j - 1] - n_mid))
+        colmin[f2] = max(colmin[f2], v)
+
+
+@njit
+def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margin, s, lbkind, spr, sim, n_full, G, SC,
+               OUT, J, SL):
+    """Process the depth-2 tuple (f0, [a, b], F1, F2) against the incumbent loss U (Algorithm 1).
+
+    ``sa``/``sb``: the end point is settled (evaluated by the parent); ``cA[f]`` = L1(I_[0,a], f) and
+    ``cLb[f]`` = L1(I_[0,b], f) for f in F1, ``cB[f]`` = L1(I_[b,u], f) and ``cRa[f]`` = L1(I_[a,u], f) for f
+    in F2 are then the parent's stump losses (cLb / cRa may be -inf: unknown). Returns
+    ``(exhaustive, npts, best, jbest, f1, f2, n_passes, pruned_min)``: the best loss of a tree with a
+    root threshold among the evaluated points (``jbest`` its point, ``f1``/``f2`` its child features,
+    whose cuts are ``J``'s CA[f1, jbest] and CB[f2, jbest]), the number of feature scans, and the
+    smallest bound of an eliminated child feature. Per slice (split mode) ``SL`` holds the kept child
+    features, their row / column minima of W and the slice's bound.
+    """
+    vrank, vu, vy, vY, vm = V[1], V[2], V[4], V[5], V[6]
+    code, gbase, glen = G
+    bestL, cutL, bestR, cutR = OUT
+    JA, JB, CA, CB, J3, J4, M3, M4, spt, sps = J
+    keep1, keep2, rowmin, colmin, slb, pts, evi, nmid = SL
+    m = vm[0]
+    p = vu.shape[0]
+    exhaustive = (b - a) <= s
+    if exhaustive:
+        npts = b - a + 1
+        for j in range(npts):
+            pts[j] = a + j
+    else:
+        npts = s + 1
+        quantile_points(a, b, s, pts)
+    ne = 0
+    for j in range(npts):
+        if (j == 0 and sa) or (j == npts - 1 and sb):
+            evi[j] = -1
+        else:
+            evi[j] = ne
+            spt[ne] = pts[j]
+            ne += 1
+    # Step 1: stump losses at the evaluated points, one group
+    gbase[0] = 0
+    glen[0] = ne
+    for i in range(m):
+        r = vrank[f0, i]
+        k = 0
+        while k < ne and spt[k] < r:
+            k += 1
+        code[i] = (k << CODE_P) | (vy[i] if cls else 0)
+    _totals(m, vy, vY, cls, code, gbase, glen, 1, SC[0], SC[1])
+    passes = 0
+    for f in range(p):
+        if not (F1[f] or F2[f]):
+            continue
+        _stump_pass(V, cls, f, G, 1, SC, OUT)
+        passes += 1
+        for j in range(npts):
+            e = evi[j]
+            if e >= 0:
+                if F1[f]:
+                    JA[f, j] = bestL[e]
+                    CA[f, j] = cutL[e]
+                if F2[f]:
+                    JB[f, j] = bestR[e]
+                    CB[f, j] = cutR[e]
+    if sa:
+        for f in range(p):
+            JA[f, 0] = cA[f]
+            JB[f, 0] = cRa[f]
+    if sb:
+        for f in range(p):
+            JB[f, npts - 1] = cB[f]
+            JA[f, npts - 1] = cLb[f]
+    best = np.inf
+    jbest = -1
+    b1 = -1
+    b2 = -1
+    for j in range(npts):
+        if evi[j] < 0:
+            continue
+        m1 = np.inf
+        a1 = -1
+        m2 = np.inf
+        a2 = -1
+        for f in range(p):
+            if F1[f] and JA[f, j] < m1:
+                m1 = JA[f, j]
+                a1 = f
+            if F2[f] and JB[f, j] < m2:
+                m2 = JB[f, j]
+                a2 = f
+        if m1 + m2 < best:
+            best = m1 + m2
+            jbest = j
+            b1 = a1
+            b2 = a2
+    pruned_min = np.inf
+    if exhaustive:
+        return True, npts, best, jbest, b1, b2, passes, pruned_min
+    Ucur = best if best < U - tol else U
+    if sim:  # rows strictly inside each slice, for the similarity bound
+        for g in range(s):
+            nmid[g] = V[8][f0, pts[g + 1]] - V[8][f0, pts[g]]
+    # Step 2: middle blocks for W1 / W2 (one group per slice with s' > 1 points inside)
+    use_mid = lbkind != LB_W0
+    if use_mid:
+        tot = 0
+        for j in range(1, s + 1):
+            al = pts[j - 1]
+            be = pts[j]
+            if lbkind == LB_W2:
+                sp = be - al
+            else:
+                sp = np.int64(spr * n_full * s / (b - a))
+                sp = min(max(sp, 1), be - al)
+            g = j - 1
+            if sp <= 1 and lbkind == LB_W1:
+                glen[g] = 0
+                gbase[g] = tot
+                sps[g] = 0
+                continue
+            sps[g] = sp
+            gbase[g] = tot
+            glen[g] = sp + 1
+            for k in range(sp + 1):
+                spt[tot + k] = al + (k * (be - al)) // sp
+            tot += sp + 1
+        for i in range(m):
+            r = vrank[f0, i]
+            code[i] = -1
+            if r <= pts[0] or r > pts[s]:
+                continue
+            j = 1
+            while pts[j] < r:
+                j += 1
+            g = j - 1
+            if glen[g] == 0:
+                continue
+            lo = gbase[g]
+            hi = lo + glen[g] - 1  # spt[lo] < r <= spt[hi]: first k with spt[lo + k] >= r
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if spt[mid] >= r:
+                    hi = mid
+                else:
+                    lo = mid
+            code[i] = (g << CODE_G) | ((hi - gbase[g]) << CODE_P) | (vy[i] if cls else 0)
+        if tot > 0:
+            _totals(m, vy, vY, cls, code, gbase, glen, s, SC[0], SC[1])
+            for f in range(p):
+                if not (F1[f] or F2[f]):
+                    continue
+                _stump_pass(V, cls, f, G, s, SC, OUT)
+                passes += 1
+                for c in range(tot):
+                    if F1[f]:
+                        J3[f, c] = bestL[c]
+                    if F2[f]:
+                        J4[f, c] = bestR[c]
+    for j in range(1, s + 1):
+        g = j - 1
+        minA = np.inf
+        minB = np.inf
+        for f in range(p):
+            if F1[f] and JA[f, j - 1] < minA:
+                minA = JA[f, j - 1]
+            if F2[f] and JB[f, j] < minB:
+                minB = JB[f, j]
+        if use_mid and glen[g] > 0:
+            # row minima (39) and column minima (40) through the J1..J4 decomposition (43)
+            sp = sps[g]
+            c0 = gbase[g]
+            d = 1 if lbkind == LB_W1 else 0
+            for k in range(d, sp + 1):
+                v4 = np.inf
+                v3 = np.inf
+                for f in range(p):
+                    if F2[f]:
+                        w = J4[f, c0 + k] + JB[f, j]
+                        if w < v4:
+                            v4 = w
+                    if F1[f]:
+                        w = J3[f, c0 + k - d] + JA[f, j - 1]
+                        if w < v3:
+                            v3 = w
+                M4[k] = v4
+                M3[k] = v3
+            for f in range(p):
+                if F1[f]:
+                    v = np.inf
+                    for k in range(d, sp + 1):
+                        w = J3[f, c0 + k - d] + M4[k]
+                        if w < v:
+                            v = w
+                    rowmin[g, f] = JA[f, j - 1] + v
+                if F2[f]:
+                    v = np.inf
+                    for k in range(d, sp + 1):
+                        w = J4[f, c0 + k] + M3[k]
+                        if w < v:
+                            v = w
+                    colmin[g, f] = JB[f, j] + v
+        else:
+            for f in range(p):
+                if F1[f]:
+                    rowmin[g, f] = JA[f, j - 1] + minB
+                if F2[f]:
+                    colmin[g, f] = minA + JB[f, j]
+        if sim:
+            _similarity2(JA, JB, F1, F2, j, nmid[g], rowmin[g], colmin[g])
+        lb = np.inf
+        n2 = 0
+        for f in range(p):
+            keep1[g, f] = False
+            keep2[g, f] = False
+            if F1[f]:
+                if rowmin[g, f] < Ucur + margin:
+                    keep1[g, f] = True
+                    if rowmin[g, f] < lb:
+                        lb = rowmin[g, f]
+                elif rowmin[g, f] < pruned_min:
+                    pruned_min = rowmin[g, f]
+            if F2[f]:
+                if colmin[g, f] < Ucur + margin:
+                    keep2[g, f] = True
+                    n2 += 1
+                elif colmin[g, f] < pruned_min:
+                    pruned_min = colmin[g, f]
+        if n2 == 0 or lb == np.inf:
+            slb[g] = np.inf
+            for f in range(p):
+                keep1[g, f] = False
+                keep2[g, f] = False
+        else:
+            slb[g] = lb
+    return False, npts, best, jbest, b1, b2, passes, pruned_min
+
+
+def make_scratch(p, n, K, mo, s, n_slots):
+    """Work arrays of one depth-2 engine: p features, views of up to n rows, ``n_slots`` slots."""
+    S = max(n_slots, s + 2)
+    NG = s + 2
+    G = (np.zeros(n, np.int64), np.zeros(NG, np.int64), np.zeros(NG, np.int64))
+    CT = (np.zeros((S, K), np.int64), np.zeros(S, np.int64), np.zeros((NG, K), np.int64), np.zeros(NG, np.int64))
+    RT = (np.zeros((S, mo)), np.zeros(S), np.zeros((NG, mo)), np.zeros(NG))
+    SEQ = (np.zeros(n, np.int64), np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(NG, np.int64),
+           np.zeros(NG, np.int64), np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(mo), np.zeros(mo))
+    SC = (CT, RT, SEQ)
+    OUT = (np.zeros(S), np.zeros(S, np.int64), np.zeros(S), np.zeros(S, np.int64))
+    J = (np.zeros((p, s + 2)), np.zeros((p, s + 2)), np.zeros((p, s + 2), np.int64),
+         np.zeros((p, s + 2), np.int64), np.zeros((p, S)), np.zeros((p, S)), np.zeros(S + 1), np.zeros(S + 1),
+         np.zeros(S + 1, np.int64), np.zeros(s + 2, np.int64))
+    SL = (np.zeros((s, p), np.bool_), np.zeros((s, p), np.bool_), np.zeros((s, p)), np.zeros((s, p)),
+          np.zeros(s), np.zeros(s + 2, np.int64), np.zeros(s + 2, np.int64), np.zeros(s, np.int64))
+    return G, SC, OUT, J, SL
+
+
+def make_view(p, n, mo):
+    """Empty view arrays for up to n rows (see :func:`build_view`)."""
+    return (np.zeros((p, n), np.int32), np.zeros((p, n), np.int32), np.zeros(p, np.int64),
+            np.zeros((p, n + 1), np.int64), np.zeros(n, np.int64), np.zeros((n, mo)), np.zeros(1, np.int64),
+            np.zeros((p, n), np.int32), np.zeros((p, n + 1), np.int64))
+
+
+
+# --------------------------------------------------------------------------------------------------
+# alive tuples in growable arrays, first in first out (one iteration of Algorithm 1 = one sweep)
+# --------------------------------------------------------------------------------------------------
+# depth 2: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tF1, tF2, tcA, tcB, tcLb, tcRa). tfl bit 1: a settled,
+# bit 2: b settled; tcA, tcB, tcLb, tcRa: the stump losses cached at the settled end points (d2_process).
+# depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa): lower bounds of the optimal
+# depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a.
+
+@njit
+def alloc_tuples2(cap, p):
+    """Depth-2 tuple storage for ``cap`` tuples over p features."""
+    return (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+            np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros((cap, p), np.bool_),
+            np.zeros((cap, p), np.bool_), np.zeros((cap, p)), np.zeros((cap, p)), np.zeros((cap, p)),
+            np.zeros((cap, p)))
+
+
+@njit
+def alloc_tuples3(cap):
+    """Depth-3 root-tuple storage for ``cap`` tuples."""
+    return (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+            np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap), np.zeros(cap),
+            np.zeros(cap), np.zeros(cap))
+
+
+@njit
+def _copy_row2(src, i, dst, j):
+    dst[0][j] = src[0][i]
+    dst[1][j] = src[1][i]
+    dst[2][j] = src[2][i]
+    dst[3][j] = src[3][i]
+    dst[4][j] = src[4][i]
+    dst[5][j] = src[5][i]
+    dst[6][j] = src[6][i]
+    dst[7][j, :] = src[7][i, :]
+    dst[8][j, :] = src[8][i, :]
+    dst[9][j, :] = src[9][i, :]
+    dst[10][j, :] = src[10][i, :]
+    dst[11][j, :] = src[11][i, :]
+    dst[12][j, :] = src[12][i, :]
+
+
+@njit
+def _copy_row3(src, i, dst, j):
+    dst[0][j] = src[0][i]
+    dst[1][j] = src[1][i]
+    dst[2][j] = src[2][i]
+    dst[3][j] = src[3][i]
+    dst[4][j] = src[4][i]
+    dst[5][j] = src[5][i]
+    dst[6][j] = src[6][i]
+    dst[7][j] = src[7][i]
+    dst[8][j] = src[8][i]
+    dst[9][j] = src[9][i]
+    dst[10][j] = src[10][i]
+
+
+@njit
+def grow_tuples2(T, cap, head, tail):
+    """Storage with room for ``cap`` tuples holding rows [head, tail) of T at the front."""
+    N = alloc_tuples2(cap, T[7].shape[1])
+    for r in range(tail - head):
+        _copy_row2(T, head + r, N, r)
+    return N
+
+
+@njit
+def grow_tuples3(T, cap, head, tail):
+    """Depth-3 storage with room for ``cap`` tuples holding rows [head, tail) of T at the front."""
+    N = alloc_tuples3(cap)
+    for r in range(tail - head):
+        _copy_row3(T, head + r, N, r)
+    return N
+
+
+@njit
+def compact2(T, head, tail):
+    """Move the alive rows [head, tail) to the front of T (first in first out order is kept)."""
+    for r in range(tail - head):
+        _copy_row2(T, head + r, T, r)
+
+
+@njit
+def compact3(T, head, tail):
+    for r in range(tail - head):
+        _copy_row3(T, head + r, T, r)
+
+
+@njit
+def _push_children2(T, tail, f0, s, J, SL, next_id, parent, cid):
+    """Append the kept slices of a split tuple as children (f0, [t_{j-1}, t_j], F1j, F2j), both ends
+    settled, with the stump losses at the ends cached; ``cid[j-1]`` = the child's id or -1."""
+    JA, JB = J[0], J[1]
+    keep1, keep2, slb, pts = SL[0], SL[1], SL[4], SL[5]
+    p = keep1.shape[1]
+    for g in range(s):
+        cid[g] = -1
+        if slb[g] == np.inf or pts[g + 1] - pts[g] < 2:
+            continue
+        T[0][tail] = f0
+        T[1][tail] = pts[g]
+        T[2][tail] = pts[g + 1]
+        T[3][tail] = 3
+        T[4][tail] = slb[g]
+        T[5][tail] = next_id
+        T[6][tail] = parent
+        for f in range(p):
+            T[7][tail, f] = keep1[g, f]
+            T[8][tail, f] = keep2[g, f]
+            T[9][tail, f] = JA[f, g]
+            T[10][tail, f] = JB[f, g + 1]
+            T[11][tail, f] = JA[f, g + 1]
+            T[12][tail, f] = JB[f, g]
+        cid[g] = next_id
+        next_id += 1
+        tail += 1
+    return tail, next_id
+
+
+@njit
+def init_tuples2(T, vu):
+    """AL^(0) of eq. (17), with the end points 0 and u(f0) evaluated once for all f0.
+
+    A root threshold 0 or u(f0) sends every row to one child, so all those trees are one tree: the best
+    stump on all rows. Tuple 0 is (0, [0, 0]) and evaluates it (exhaustively, t = 0); every
+    (f0, [0, u(f0)], [p], [p]) then starts with both ends settled, its cached stump losses those of an
+    empty set (0). Returns the number of tuples.
+    """
+    p = vu.shape[0]
+    n = 0
+    for f in range(-1, p):
+        if f >= 0 and vu[f] < 2:
+            continue
+        T[0][n] = max(f, 0)
+        T[1][n] = 0
+        T[2][n] = 0 if f < 0 else vu[f]
+        T[3][n] = 0 if f < 0 else 3
+        T[4][n] = 0.0
+        T[5][n] = n
+        T[6][n] = -1
+        T[7][n, :] = True
+        T[8][n, :] = True
+        T[9][n, :] = 0.0
+        T[10][n, :] = 0.0
+        T[11][n, :] = -np.inf
+        T[12][n, :] = -np.inf
+        n += 1
+    return n
+
+
+@njit
+def _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, off):
+    """Write the depth-2 tree (root at point jb, children f1, f2 at their best cuts) in global ranks."""
+    vg = V[3]
+    CA, CB = J[2], J[3]
+    pts = SL[5]
+    tree[off] = f0
+    tree[off + 1] = vg[f0, pts[jb]]
+    tree[off + 2] = f1
+    tree[off + 3] = vg[f1, CA[f1, jb]]
+    tree[off + 4] = f2
+    tree[off + 5] = vg[f2, CB[f2, jb]]
+
+
+@njit
+def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, best0):
+    """Algorithm 1 run to the end on a view, pruning against min(cutoff, best found).
+
+    ``tree`` may hold a first incumbent (global ranks) whose loss on the view is ``best0`` (inf if none);
+    ``floor`` is a known lower bound of the optimum: the search stops as soon as a tree reaches it.
+    Returns ``(lb, ub, steps, passes)``: ``ub`` is the loss of the tree left in ``tree`` (inf if none
+    was found) and ``lb`` a certified lower bound of the optimal depth-2 loss; lb == ub whenever
+    ub < cutoff. Used by the depth-3 search for the subtree bounds of Proposition C.1.
+    """
+    G, SC, OUT, J, SL = E
+    vu, vm = V[2], V[6]
+    m = vm[0]
+    p = vu.shape[0]
+    cap = 4 * p * s + 16 + p
+    T = alloc_tuples2(cap, p)
+    tail = init_tuples2(T, vu)
+    head = 0
+    best = best0
+    pruned = np.inf
+    steps = 0
+    passes = 0
+    next_id = tail
+    cid = np.empty(s, np.int64)
+    while head < tail and best > floor + tol:
+        if tail + s > cap:
+            if 2 * (tail - head + s) > cap:
+                cap = 2 * cap
+                T = grow_tuples2(T, cap, head, tail)
+            else:
+                compact2(T, head, tail)
+            tail -= head
+            head = 0
+        f0 = T[0][head]
+        fl = T[3][head]
+        ueff = min(cutoff, best)
+        ex, npts, v, jb, f1, f2, ps, pm = d2_process(
+            V, cls, f0, T[1][head], T[2][head], (fl & 1) != 0, (fl & 2) != 0, T[7][head], T[8][head],
+            T[9][head], T[10][head], T[11][head], T[12][head], ueff, tol, margin, s, lbkind, spr, sim, m, G, SC, OUT,
+            J, SL)
+        steps += 1
+        passes += ps
+        if v < best:
+            best = v
+            _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, 0)
+        if pm < pruned:
+            pruned = pm
+        if not ex:
+            tail, next_id = _push_children2(T, tail, f0, s, J, SL, next_id, T[5][head], cid)
+        head += 1
+    if best <= floor + tol:
+        return best, best, steps, passes
+    return min(best, pruned), best, steps, passes
+
+
+# --------------------------------------------------------------------------------------------------
+# the resumable kernels
+# --------------------------------------------------------------------------------------------------
+
+@njit
+def _round_start2(T, head, tail, U):
+    """Lower bound (min over alive tuples, and U) and alive triples sum (b - a + 1) |F1| |F2|."""
+    lb = U
+    trip = 0.0
+    p = T[7].shape[1]
+    for x in range(head, tail):
+        if T[4][x] < lb:
+            lb = T[4][x]
+        n1 = 0
+        n2 = 0
+        for f in range(p):
+            n1 += T[7][x, f]
+            n2 += T[8][x, f]
+        trip += (T[2][x] - T[1][x] + 1.0) * n1 * n2
+    return lb, trip
+
+
+def make_kernel2(level):
+    """The depth-2 Quant-BnB kernel (Algorithm 1) for a record level; one iteration = one tuple."""
+
+    @njit
+    def quantbnb2_kernel(V, cls, T, ist, fst, hist, hval, rstat, params, E, cid, events, max_iterations):
+        """Process at most ``max_iterations`` alive tuples; return (n_events, status).
+
+        ``params`` = [s, lower-bound kind, s' ratio, tol, margin, similarity]. The state (``T``, ``ist``,
+        ``fst``, ``hist``, ``hval``, ``rstat``) is only changed once the buffer and the arrays have room.
+        """
+        s = np.int64(params[0])
+        lbkind = np.int64(params[1])
+        spr = params[2]
+        tol = params[3]
+        margin = params[4]
+        sim = params[5] != 0.0 and cls
+        G, SC, OUT, J, SL = E
+        vu, vm = V[2], V[6]
+        p = vu.shape[0]
+        m = vm[0]
+        keep1, keep2, rowmin, colmin, slb, pts = SL[0], SL[1], SL[2], SL[3], SL[4], SL[5]
+        glen = G[2]
+        epi = s * (2 * p + 1) + 8
+        k = 0
+        if ist[I_DONE] == 1:
+            return k, ev.STATUS_DONE
+        done = 0
+        while done < max_iterations:
+            if k + epi > events.shape[0]:
+                return k, ev.STATUS_BUFFER
+            head = ist[I_HEAD]
+            tail = ist[I_TAIL]
+            if tail + s > T[0].shape[0] and head > 0:
+                compact2(T, head, tail)
+                ist[I_HEAD] = 0
+                ist[I_ROUND_END] -= head
+                ist[I_TAIL] = tail - head
+                tail -= head
+                head = 0
+            if tail + s > T[0].shape[0] or ist[I_NINC] >= hist.shape[0]:
+                return k, ev.STATUS_GROW
+            U = fst[F_U]
+            if ist[I_STARTED] == 0:
+                ist[I_STARTED] = 1
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, ist[I_STEPS], ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0,
+                                m, p, s, 0.0, 0.0)
+            if head == ist[I_ROUND_END]:
+                r = ist[I_ROUND]
+                ist[I_ROUND] = r + 1
+                ist[I_ROUND_END] = tail
+                lb, trip = _round_start2(T, head, tail, U)
+                fst[F_LB] = lb
+                if r < rstat.shape[0]:
+                    rstat[r, 0] = tail - head
+                    rstat[r, 1] = trip
+                    rstat[r, 2] = lb
+                    rstat[r, 3] = U
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, ist[I_STEPS], QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb,
+                                tail - head, 0, 0, trip, 0.0)
+            f0 = T[0][head]
+            a = T[1][head]
+            b = T[2][head]
+            fl = T[3][head]
+            tid = T[5][head]
+            ex, npts, v, jb, f1, f2, ps, pm = d2_process(
+                V, cls, f0, a, b, (fl & 1) != 0, (fl & 2) != 0, T[7][head], T[8][head], T[9][head], T[10][head],
+                T[11][head], T[12][head], U, tol, margin, s, lbkind, spr, sim, m, G, SC, OUT, J, SL)
+            ist[I_PASSES] += ps
+            improved = v < U - tol
+            if improved:
+                row = ist[I_NINC]
+                hist[row, :] = -1
+                _tree_of_point(V, f0, jb, f1, f2, J, SL, hist[row], 0)
+                hval[row] = v
+                ist[I_NINC] = row + 1
+                fst[F_U] = v
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, ist[I_STEPS], QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB],
+                                hist[row, 1], 0, row, U, 0.0)
+                U = v
+            if ex:
+                ist[I_EXHAUSTIVE] += 1
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, ist[I_STEPS], QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head],
+                                f0, v, U, fst[F_LB], a, b, npts, 0.0, 0.0)
+            else:
+                tail, nid = _push_children2(T, tail, f0, s, J, SL, ist[I_NEXT_ID], tid, cid)
+                ist[I_NEXT_ID] = nid
+                ist[I_TAIL] = tail
+                kept = 0
+                for g in range(s):
+                    if slb[g] < np.inf:
+                        kept += 1
+                    else:
+                        ist[I_SLICES_PRUNED] += 1
+                    for f in range(p):
+                        if T[7][head, f] and not keep1[g, f]:
+                            ist[I_ELIMINATED] += 1
+                        if T[8][head, f] and not keep2[g, f]:
+                            ist[I_ELIMINATED] += 1
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, ist[I_STEPS], QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB],
+                                a, b, kept, 0.0, 0.0)
+                    for g in range(s):
+                        kind = lbkind if (lbkind != LB_W0 and glen[g] > 0) else LB_W0
+                        bound = np.inf
+                        n1 = 0
+                        n2 = 0
+                        for f in range(p):
+                            if T[7][head, f] and rowmin[g, f] < bound:
+                                bound = rowmin[g, f]
+                            n1 += keep1[g, f]
+                            n2 += keep2[g, f]
+                        k = ev.emit(events, k, ist[I_STEPS], QB_SLICE, 0, 1 if slb[g] < np.inf else 0, cid[g], tid,
+                                    f0, g + 1, U, bound, pts[g], pts[g + 1], kind, n1, n2)
+                        for f in range(p):
+                            if T[7][head, f] and not rowmin[g, f] < U + margin:
+                                k = ev.emit(events, k, ist[I_STEPS], QB_ELIMINATE, 0, 2 * kind, tid, -1, f,
+                                            rowmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], rowmin[g, f] - U, 0.0)
+                            if T[8][head, f] and not colmin[g, f] < U + margin:
+                                k = ev.emit(events, k, ist[I_STEPS], QB_ELIMINATE, 0, 2 * kind + 1, tid, -1, f,
+                                            colmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], colmin[g, f] - U, 0.0)
+            ist[I_HEAD] = head + 1
+            ist[I_STEPS] += 1
+            done += 1
+            if head + 1 == ist[I_TAIL]:
+                ist[I_DONE] = 1
+                fst[F_LB] = fst[F_U]
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U],
+                                ist[I_ROUND], ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
+                return k, ev.STATUS_DONE
+        return k, ev.STATUS_BUDGET
+
+    return quantbnb2_kernel
+
+
+@njit
+def _side(order, rank, y, Y, f0, lo, hi, cutoff, floor, tol, margin, cls, s, lbkind, spr, sim, V, loc, E, tree,
+          warm):
+    """Optimal depth-2 loss of the rows with lo < rank[f0] <= hi, against a cutoff (see d2_solve).
+
+    With ``warm``, ``tree`` holds a tree of a neighbouring set, the first incumbent of the solve.
+    Returns (lb, ub, inner steps, stump scans, rows). Nothing is solved when lb = 0 already reaches
+    the cutoff.
+    """
+    if not 0.0 < cutoff + margin:
+        _no_tree(tree)
+        return 0.0, np.inf, 0, 0, 0
+    m = build_view(order, rank, y, Y, f0, lo, hi, V, loc)
+    if m == 0:
+        _no_tree(tree)
+        return 0.0, 0.0, 0, 0, 0
+    best0 = np.inf
+    if warm:
+        best0 = _view_loss(V, cls, tree, E[1][2][5], E[1][2][7])
+    else:
+        _no_tree(tree)
+    lb, ub, st, ps = d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, best0)
+    return lb, ub, st, ps, m
+
+
+@njit
+def _no_tree(tree):
+    for x in range(6):
+        tree[x] = -1 if x % 2 == 0 else 0
+
+
+@njit
+def _view_loss(V, cls, tree, cnt, sums):
+    """Loss on a view's rows of a depth-2 tree given in global ranks (leaf = majority class or mean)."""
+    vrank, vg, vy, vY, vm = V[1], V[3], V[4], V[5], V[6]
+    m = vm[0]
+    K = cnt.shape[0]
+    mo = vY.shape[1]
+    loss = 0.0
+    for leaf in range(4):
+        n = 0
+        q = 0.0
+        for k in range(K):
+            cnt[k] = 0
+        for o in range(mo):
+            sums[o] = 0.0
+        for i in range(m):
+            side = 0
+            if tree[0] >= 0 and vg[tree[0], vrank[tree[0], i]] > tree[1]:
+                side = 2
+            f = tree[2 + side]
+            if f >= 0 and vg[f, vrank[f, i]] > tree[3 + side]:
+                side += 1
+            if side != leaf:
+                continue
+            n += 1
+            if cls:
+                cnt[vy[i]] += 1
+            else:
+                for o in range(mo):
+                    sums[o] += vY[i, o]
+                    q += vY[i, o] * vY[i, o]
+        if cls:
+            loss += n - cnt.max()
+        elif n > 0:
+            for o in range(mo):
+                q -= sums[o] * sums[o] / n
+            loss += max(q, 0.0)
+    return loss
+
+
+@njit
+def _round_start3(T, head, tail, U):
+    lb = U
+    trip = 0.0
+    for x in range(head, tail):
+        if T[4][x] < lb:
+            lb = T[4][x]
+        trip += T[2][x] - T[1][x] - 1.0
+    return lb, trip
+
+
+@njit
+def _slice_bound3(lbL, lbR, j, sim, n_mid):
+    """Lower bound of every depth-3 tree with root threshold in [t_{j-1}, t_j] (Proposition C.1 (ii)).
+
+    D2(left at t) >= D2(left at t_{j-1}) and D2(right at t) >= D2(right at t_j) (Lemma B.3). For the 0-1
+    loss also D2(left at t) >= D2(left at t_j) - n(t, t_j] and D2(right at t) >= D2(right at t_{j-1}) -
+    n(t_{j-1}, t] (one tree misclassifies at most the rows it gains); minimising the sum of both maxima
+    over the n_mid rows of the slice gives the second term [similarity bound, not in the paper].
+    """
+    w = lbL[j - 1] + lbR[j]
+    if sim:
+        w = max(w, lbL[j] + lbR[j - 1] - n_mid)
+    return w
+
+
+def make_kernel3(level):
+    """The depth-3 Quant-BnB kernel (Appendix C) for a record level; one iteration = one root tuple."""
+
+    @njit
+    def quantbnb3_kernel(order, rank, y, Y, u, cum, cls, T, ist, fst, hist, hval, rstat, params, V, loc, E, W3,
+                         events, max_iterations):
+        """Process at most ``max_iterations`` root tuples (f0, [a, b]); return (n_events, status).
+
+        The first iteration solves the depth-2 problem on all rows: it is every depth-3 tree whose root
+        threshold is 0 or u(f0), so every root tuple starts with both end points settled.
+        """
+        s = np.int64(params[0])
+        lbkind = np.int64(params[1])
+        spr = params[2]
+        tol = params[3]
+        margin = params[4]
+        sim = params[5] != 0.0 and cls
+        lbL, ubL, lbR, ubR, trL, trR, pts, cid = W3
+        p = rank.shape[0]
+        epi = 4 * s + 12
+        k = 0
+        if ist[I_DONE] == 1:
+            return k, ev.STATUS_DONE
+        done = 0
+        while done < max_iterations:
+            if k + epi > events.shape[0]:
+                return k, ev.STATUS_BUFFER
+            head = ist[I_HEAD]
+            tail = ist[I_TAIL]
+            need = p if ist[I_STARTED] == 0 else s
+            if tail + need > T[0].shape[0] and head > 0:
+                compact3(T, head, tail)
+                ist[I_HEAD] = 0
+                ist[I_ROUND_END] -= head
+                ist[I_TAIL] = tail - head
+                tail -= head
+                head = 0
+            if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > hist.shape[0]:
+                return k, ev.STATUS_GROW
+            U = fst[F_U]
+            it = ist[I_STEPS]
+            if ist[I_STARTED] == 0:
+                ist[I_STARTED] = 1
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, it, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0, rank.shape[1], p, s,
+                                0.0, 0.0)
+                lb, ub, st, ps, mm = _side(order, rank, y, Y, 0, 0, u[0], U, 0.0, tol, margin, cls, s, lbkind, spr,
+                                           sim, V, loc, E, trL[0], False)
+                ist[I_INNER] += 1
+                ist[I_INNER_STEPS] += st
+                ist[I_PASSES] += ps
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 2, -1, -1, -1, U, ub, lb, 0, st, mm, 0.0, 0.0)
+                if ub < U - tol:
+                    row = ist[I_NINC]
+                    hist[row, :] = -1
+                    hist[row, 1] = 0
+                    for x in range(6):
+                        hist[row, 2 + x] = trL[0, x]
+                    hval[row] = ub
+                    ist[I_NINC] = row + 1
+                    fst[F_U] = ub
+                    if level >= ev.LEVEL_SUMMARY:
+                        k = ev.emit(events, k, it, QB_UPPER, 0, 0, -1, -1, -1, ub, ub, 0.0, 0, 0, row, U, 0.0)
+                for f in range(p):
+                    if u[f] >= 2:
+                        T[0][tail] = f
+                        T[1][tail] = 0
+                        T[2][tail] = u[f]
+                        T[3][tail] = 3
+                        T[4][tail] = 0.0
+                        T[5][tail] = f
+                        T[6][tail] = -1
+                        T[7][tail] = 0.0
+                        T[8][tail] = 0.0
+                        T[9][tail] = lb
+                        T[10][tail] = lb
+                        tail += 1
+                ist[I_TAIL] = tail
+                ist[I_NEXT_ID] = p
+                ist[I_STEPS] += 1
+                done += 1
+                if tail == 0:
+                    ist[I_DONE] = 1
+                    fst[F_LB] = fst[F_U]
+                    if level >= ev.LEVEL_SUMMARY:
+                        k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U],
+                                    fst[F_U], 0, ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
+                    return k, ev.STATUS_DONE
+                continue
+            if head == ist[I_ROUND_END]:
+                r = ist[I_ROUND]
+                ist[I_ROUND] = r + 1
+                ist[I_ROUND_END] = tail
+                lb, trip = _round_start3(T, head, tail, U)
+                fst[F_LB] = lb
+                if r < rstat.shape[0]:
+                    rstat[r, 0] = tail - head
+                    rstat[r, 1] = trip
+                    rstat[r, 2] = lb
+                    rstat[r, 3] = U
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, it, QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb, tail - head, 0, 0,
+                                trip, 0.0)
+            f0 = T[0][head]
+            a = T[1][head]
+            b = T[2][head]
+            tid = T[5][head]
+            La = T[7][head]
+            Rb = T[8][head]
+            Lb = T[9][head]
+            Ra = T[10][head]
+            ex = (b - a) <= s
+            if ex:
+                npts = b - a + 1
+                for j in range(npts):
+                    pts[j] = a + j
+            else:
+                npts = s + 1
+                quantile_points(a, b, s, pts)
+            # Left sides, ascending. The left loss at t_j serves the tree at t_j and slice j + 1, whose right
+            # sides lose at least rfloor(t_{j+1}): the solve is cut off at U - rfloor(t_{j+1}), and skipped
+            # when the known lower bound (Lemma B.3, similarity) already reaches that.
+            lbL[0] = La
+            ubL[0] = np.inf
+            lbL[npts - 1] = Lb
+            for j in range(1, npts - 1):
+                ubL[j] = np.inf
+                lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
+                rfloor = Rb
+                if sim:  # similarity: removing n rows lowers the 0-1 loss by at most n
+                    lbL[j] = max(lbL[j], Lb - (cum[f0, b] - cum[f0, pts[j]]))
+                    rfloor = max(Rb, Ra - (cum[f0, pts[j + 1]] - cum[f0, a]))
+                cut = U - rfloor
+                if not lbL[j] < cut + margin:
+                    continue
+                warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
+                if warm:
+                    trL[j, :] = trL[j - 1, :]
+                lb, ub, st, ps, mm = _side(order, rank, y, Y, f0, 0, pts[j], cut, lbL[j], tol, margin, cls, s, lbkind,
+                                           spr, sim, V, loc, E, trL[j], warm)
+                lbL[j] = max(lb, lbL[j])
+                ubL[j] = ub
+                ist[I_INNER] += 1
+                ist[I_INNER_STEPS] += st
+                ist[I_PASSES] += ps
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 0, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
+                                0.0)
+            # Right sides, descending: the right loss at t_j serves the tree at t_j and slice j, cut off at
+            # U - D2(left at t_{j-1}).
+            best = np.inf
+            improved = False
+            lbR[npts - 1] = Rb
+            ubR[npts - 1] = np.inf
+            lbR[0] = Ra
+            for j in range(npts - 2, 0, -1):
+                ubR[j] = np.inf
+                lbR[j] = lbR[j + 1]
+                if sim:
+                    lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
+                cut = U - lbL[j - 1]
+                if not lbR[j] < cut + margin:
+                    continue
+                warm = j <= npts - 3 and ubR[j + 1] < np.inf
+                if warm:
+                    trR[j, :] = trR[j + 1, :]
+                lb, ub, st, ps, mm = _side(order, rank, y, Y, f0, pts[j], u[f0], cut, lbR[j], tol, margin, cls, s,
+                                           lbkind, spr, sim, V, loc, E, trR[j], warm)
+                lbR[j] = max(lb, lbR[j])
+                ubR[j] = ub
+                ist[I_INNER] += 1
+                ist[I_INNER_STEPS] += st
+                ist[I_PASSES] += ps
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 1, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
+                                0.0)
+                v = ubL[j] + ub
+                if v < best:
+                    best = v
+                if v < U - tol:
+                    row = ist[I_NINC]
+                    hist[row, 0] = f0
+                    hist[row, 1] = pts[j]
+                    for x in range(6):
+                        hist[row, 2 + x] = trL[j, x]
+                        hist[row, 8 + x] = trR[j, x]
+                    hval[row] = v
+                    ist[I_NINC] = row + 1
+                    fst[F_U] = v
+                    improved = True
+                    if level >= ev.LEVEL_SUMMARY:
+                        k = ev.emit(events, k, it, QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB], pts[j], 0,
+                                    row, U, 0.0)
+                    U = v
+            if ex:
+                ist[I_EXHAUSTIVE] += 1
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, it, QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head], f0, best,
+                                U, fst[F_LB], a, b, npts, 0.0, 0.0)
+            else:
+                kept = 0
+                for j in range(1, s + 1):
+                    lS = _slice_bound3(lbL, lbR, j, sim, cum[f0, pts[j]] - cum[f0, pts[j - 1]])
+                    cid[j - 1] = -1
+                    if lS < U + margin:
+                        kept += 1
+                        if pts[j] - pts[j - 1] >= 2:
+                            T[0][tail] = f0
+                            T[1][tail] = pts[j - 1]
+                            T[2][tail] = pts[j]
+                            T[3][tail] = 3
+                            T[4][tail] = lS
+                            T[5][tail] = ist[I_NEXT_ID]
+                            T[6][tail] = tid
+                            T[7][tail] = lbL[j - 1]
+                            T[8][tail] = lbR[j]
+                            T[9][tail] = lbL[j]
+                            T[10][tail] = lbR[j - 1]
+                            cid[j - 1] = ist[I_NEXT_ID]
+                            ist[I_NEXT_ID] += 1
+                            tail += 1
+                    else:
+                        ist[I_SLICES_PRUNED] += 1
+                ist[I_TAIL] = tail
+                if level >= ev.LEVEL_FULL:
+                    k = ev.emit(events, k, it, QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB], a, b, kept,
+                                0.0, 0.0)
+                    for j in range(1, s + 1):
+                        lS = _slice_bound3(lbL, lbR, j, sim, cum[f0, pts[j]] - cum[f0, pts[j - 1]])
+                        k = ev.emit(events, k, it, QB_SLICE, 0, 1 if lS < U + margin else 0, cid[j - 1], tid, f0, j, U,
+                                    lS, pts[j - 1], pts[j], LB_W0, lbL[j - 1], lbR[j])
+            ist[I_HEAD] = head + 1
+            ist[I_STEPS] += 1
+            done += 1
+            if head + 1 == ist[I_TAIL]:
+                ist[I_DONE] = 1
+                fst[F_LB] = fst[F_U]
+                if level >= ev.LEVEL_SUMMARY:
+                    k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U],
+                                ist[I_ROUND], ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
+                return k, ev.STATUS_DONE
+        return k, ev.STATUS_BUDGET
+
+    return quantbnb3_kernel

@@ -1,0 +1,581 @@
+"""DPDT (Kohler, Akrour, Preux, KDD 2025, "Breiman meets Bellman") on the search runtime.
+
+The kernel is :mod:`odtlab.core.dpdt`: a depth-first build of the MDP of §4 over the candidate splits of a
+split generator (§5.2, CART by default) with backward induction (Algorithm 1). This module holds the event
+kinds, :class:`DPDTSolver` (state, growth, incumbent tree, the regularisation path), the scikit-learn
+estimators :class:`DPDTClassifier` / :class:`DPDTRegressor` and the registry entry ``odtlab solve dpdt``.
+
+Objective (Eq. 1 with Prop. 4.1): L_alpha(T) = training loss + alpha * C(T), C(T) the expected number of splits
+a training row passes (sample weights weigh rows; regression uses CART's squared error, the per-output mean).
+DPDT is optimal among the trees whose splits the generator offers, so a finished search has status "done"
+(``exact = False``); the bounds are (0, L_alpha of the incumbent). Theorem 5.1: with the CART generator the
+result is never worse than CART of the same depth nor than any pruning of it, at every alpha; with
+``generator="exhaustive"`` it is the optimal tree of depth <= max_depth.
+
+Budgets (brief pitfalls 1-2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
+list are greedy (one candidate, CART's split). With ``budget="leaves"`` (default, the reference code) B_d is
+the inner CART's ``max_leaf_nodes`` and a state gets at most B_d - 1 candidates; with ``budget="splits"`` it
+gets at most B_d. Top-B returns that many best-impurity cuts.
+
+The regularisation path: the kernel keeps, per state, the value V(s) as a function of alpha (brief §2.4), so
+one search gives every alpha at which the optimal tree changes and the tree on each interval
+(:meth:`DPDTSolver.path`, :meth:`DPDTClassifier.get_pareto_front`). At a breakpoint the simpler tree is
+returned (the path's right limit).
+"""
+from fractions import Fraction
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from odtlab.core import cart as cart_kernels
+from odtlab.core import dpdt as kernels
+from odtlab.core._jit import as_ratio
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.events import register_kind
+from odtlab.search import Solver
+from odtlab.solvers import SolverSpec, register
+from odtlab.tree import Tree
+
+ALGORITHM = "dpdt"
+GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
+BUDGETS = ("leaves", "splits")
+
+register_kind(kernels.EV_STATE_EXPANDED, "StateExpanded", ALGORITHM,
+              {"state": "node", "parent_state": "parent", "side": "flags", "leaf_loss": "value",
+               "n_samples": "i0", "n_candidates": "i1", "via_candidate": "i2", "weight": "f0", "impurity": "f1"},
+              "Expand state {state} (depth {depth}, {n_samples} rows): leaf loss {leaf_loss:.6g}, "
+              "{n_candidates} candidate splits",
+              "A state (rows, depth) of the MDP (§4) is built: its leaf action's loss (misclassified weight, or "
+              "weight x squared error) and its candidate splits. side: 0 root, 1 left, 2 right child of "
+              "candidate via_candidate of parent_state. upper: L_alpha of the current policy.")
+register_kind(kernels.EV_CANDIDATE, "CandidateSplit", ALGORITHM,
+              {"state": "node", "threshold": "value", "candidate": "i0", "n_left": "i1", "n_right": "i2",
+               "p_left": "f0", "generator": "f1", "skip": "flags"},
+              "Candidate {candidate} of state {state}: {feature_name} <= {threshold:.6g} "
+              "({n_left} | {n_right} rows)",
+              "A split returned by the split generator (§5.2; generator 0 cart, 1 topb, 2 exhaustive). skip: "
+              "1 duplicate of an earlier candidate's partition, 2 empty side; skipped candidates are not expanded.")
+register_kind(kernels.EV_BACKUP, "BellmanBackup", ALGORITHM,
+              {"state": "node", "Q": "value", "candidate": "i0", "left_state": "i1", "right_state": "i2",
+               "V_left": "f0", "V_right": "f1", "chosen": "flags"},
+              "Bellman backup at state {state}: Q(split on {feature_name}) = {Q:.6g} "
+              "(V_left {V_left:.6g}, V_right {V_right:.6g})",
+              "Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r) (Algorithm 1) at the search's alpha, once both children "
+              "are solved; chosen = 1 if the split is now the state's best action.")
+register_kind(kernels.EV_STATE_SOLVED, "StateSolved", ALGORITHM,
+              {"state": "node", "parent_state": "parent", "V": "value", "action": "i0", "pieces": "i1",
+               "leaf_class": "i2", "Q_leaf": "f0", "threshold": "f1", "n_candidates": "flags"},
+              "State {state} solved: V = {V:.6g}, action {action} (-1 leaf), Q(leaf) = {Q_leaf:.6g}",
+              "V(s) = max_a Q(s, a) and pi(s) = argmax at the search's alpha; pieces = number of trees on the "
+              "state's regularisation path.")
+register_kind(kernels.EV_POLICY, "PolicyExtracted", ALGORITHM,
+              {"objective": "value", "root_piece": "i0", "path_length": "i1", "states": "i2", "error": "f0",
+               "expected_splits": "f1"},
+              "Policy extracted: L_alpha = {objective:.6g} (loss {error:.6g} + alpha x {expected_splits:.6g} "
+              "expected splits); {path_length} trees on the regularisation path, {states} states",
+              "T = E(pi*, s0) (Algorithm 1): the root is solved.")
+
+_KERNELS = {}
+
+
+def dpdt_kernel(level):
+    """The compiled DPDT kernel for a record level (compiled once per process, cached on disk)."""
+    if level not in _KERNELS:
+        _KERNELS[level] = kernels.make_kernel(level)
+    return _KERNELS[level]
+
+
+def _check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def check_options(max_depth, candidates, alpha, generator, budget, min_samples_split=2, min_samples_leaf=1,
+                  min_impurity_decrease=0.0):
+    """Validate DPDT's options; returns (depth, budgets tuple, alpha as a Fraction)."""
+    depth = _check_int("max_depth", max_depth, 1)
+    if isinstance(candidates, numbers.Integral) and not isinstance(candidates, bool):
+        candidates = (candidates,)
+    if isinstance(candidates, (str, bytes)) or not hasattr(candidates, "__iter__"):
+        raise TypeError(f"candidates must be a tuple of per-depth budgets such as (8, 3), got {candidates!r}")
+    budgets = tuple(_check_int("each budget in candidates", b, 1) for b in candidates)
+    if isinstance(alpha, bool) or not isinstance(alpha, (numbers.Real, Fraction)):
+        raise TypeError(f"alpha must be a number, got {alpha!r}")
+    if not alpha >= 0 or not np.isfinite(float(alpha)):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if generator not in kernels.GENERATORS:
+        raise ValueError(f"generator must be one of {sorted(kernels.GENERATORS)}, got {generator!r}")
+    if budget not in BUDGETS:
+        raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}")
+    _check_int("min_samples_split", min_samples_split, 2)
+    _check_int("min_samples_leaf", min_samples_leaf, 1)
+    if not min_impurity_decrease >= 0:
+        raise ValueError(f"min_impurity_decrease must be >= 0, got {min_impurity_decrease!r}")
+    p, q = as_ratio(alpha)
+    return depth, budgets, Fraction(p, q)
+
+
+def depth_budgets(depth, budgets, generator, budget):
+    """Per-depth budget array for the kernel: CART's max_leaf_nodes (cart) or the number of cuts (topb).
+
+    Depths beyond the list are greedy: one candidate (max_leaf_nodes = 2), as in the reference code.
+    """
+    out = np.zeros(depth, dtype=np.int64)
+    for d in range(depth):
+        b = budgets[d] if d < len(budgets) else None
+        if generator == "cart":
+            out[d] = 2 if b is None else max(2, b if budget == "leaves" else b + 1)
+        elif generator == "topb":
+            out[d] = 1 if b is None else max(1, b - 1 if budget == "leaves" else b)
+    return out
+
+
+def _resize(a, cap):
+    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+def _grown(cap, need):
+    while cap < need:
+        cap *= 2
+    return cap
+
+
+class DPDTSolver(Solver):
+    """State of one DPDT search (see :mod:`odtlab.core.dpdt` for the arrays).
+
+    ``X``: (n, p) finite floats; ``y``: class codes 0..K-1 or regression targets (n,) / (n, m);
+    ``task``: "classification" or "regression". Options as :class:`DPDTClassifier`. ``alpha`` only picks the
+    incumbent tree and the Q values in events; the search itself covers every alpha.
+    """
+
+    name = "dpdt"
+    sense = "min"
+    exact = False
+
+    def __init__(self, X, y, sample_weight=None, task="classification", max_depth=3, candidates=(8, 3), alpha=0.0,
+                 generator="cart", budget="leaves", criterion=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, n_classes=None):
+        depth, budgets, self.alpha = check_options(max_depth, candidates, alpha, generator, budget,
+                                                   min_samples_split, min_samples_leaf, min_impurity_decrease)
+        if task not in ("classification", "regression"):
+            raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+        criterion = criterion or ("gini" if task == "classification" else "squared_error")
+        allowed = ("gini", "entropy") if task == "classification" else ("squared_error",)
+        if criterion not in allowed:
+            raise ValueError(f"criterion must be one of {allowed} for {task}, got {criterion!r}")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"X must be 2-D with at least one row and one column, got shape {X.shape}")
+        if not np.isfinite(X).all():
+            raise ValueError("X contains NaN or infinite values")
+        n, p = X.shape
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("sample_weight must hold one finite, non-negative weight per row")
+        self.X = np.ascontiguousarray(X)
+        self.XT = np.ascontiguousarray(X.T)
+        self.w = w
+        self.task = task
+        self.criterion = criterion
+        self.generator = generator
+        self.max_depth = depth
+        if task == "classification":
+            yv = np.asarray(y)
+            codes = yv.astype(np.float64)
+            if yv.shape != (n,) or not np.isfinite(codes).all() or (codes < 0).any() \
+                    or (codes != np.round(codes)).any():
+                raise ValueError("y must hold one non-negative integer class code per row")
+            self.y = yv.astype(np.int64)
+            self.K = int(n_classes if n_classes is not None else self.y.max() + 1)
+            if self.K <= self.y.max():
+                raise ValueError(f"n_classes = {self.K} but y holds class code {self.y.max()}")
+            self.Y = self.y.astype(np.float64).reshape(-1, 1)
+            self.Yc = np.zeros((n, 0))
+            n_stats = self.K
+        else:
+            Y = np.asarray(y, dtype=np.float64)
+            if Y.shape[0] != n or Y.ndim not in (1, 2) or not np.isfinite(Y).all():
+                raise ValueError(f"y must hold finite targets of shape ({n},) or ({n}, m)")
+            self.Y = np.ascontiguousarray(Y.reshape(n, -1))
+            self.y = self.Y
+            self.Yc = np.ascontiguousarray(self.Y - np.average(self.Y, axis=0, weights=w if w.sum() > 0 else None))
+            self.K = None
+            n_stats = 2 * self.Y.shape[1]
+        self.yi = self.y if task == "classification" else np.zeros(0, dtype=np.int64)
+        self.budgets = depth_budgets(depth, budgets, generator, budget)
+        if generator == "exhaustive":
+            max_cands = max(n - 1, 0) * p
+        elif generator == "cart":
+            max_cands = int(self.budgets.max()) - 1
+        else:
+            max_cands = int(self.budgets.max())
+        self.events_per_iteration = kernels.events_per_iteration(max_cands)
+        integral = bool(np.all(w == np.round(w))) and w.sum() < 2 ** 50  # weight sums stay exact integers
+        self._integral = integral and task == "classification"
+        self.table = np.zeros(0)  # x log2 x of integer weights, for entropy (at most 8 MB)
+        if criterion == "entropy" and integral and w.sum() <= 2 ** 20:
+            v = np.arange(int(w.sum()) + 2, dtype=np.float64)
+            self.table = np.where(v > 0, v * np.log2(np.maximum(v, 1.0)), 0.0)
+        self.params = np.zeros(kernels.N_PARAMS)
+        self.params[kernels.P_CRITERION] = cart_kernels.CRITERIA[criterion]
+        self.params[kernels.P_DEPTH] = depth
+        self.params[kernels.P_MIN_SPLIT] = min_samples_split
+        self.params[kernels.P_MIN_LEAF] = min_samples_leaf
+        self.params[kernels.P_MIN_DECREASE] = min_impurity_decrease
+        self.params[kernels.P_GENERATOR] = kernels.GENERATORS[generator]
+        self.params[kernels.P_N_STATS] = n_stats
+        self.params[kernels.P_ALPHA] = float(self.alpha)
+        self.params[kernels.P_EPI] = self.events_per_iteration
+        self.params[kernels.P_XLOGX] = 1.0 if self.table.size else 0.0
+        self._layout(n_stats if task == "classification" else self.Y.shape[1] + 1)
+        self.buf = np.zeros(n, dtype=np.int32)
+        self.flag = np.zeros(n, dtype=np.uint8)
+        self.STACK = np.zeros((depth, kernels.FR_COLS), dtype=np.int64)
+        cap = 256
+        self.SI = np.zeros((cap, kernels.SI_COLS), dtype=np.int64)
+        self.SF = np.zeros((cap, kernels.SF_COLS))
+        self.CI = np.zeros((cap, kernels.CI_COLS), dtype=np.int64)
+        self.CF = np.zeros((cap, kernels.CF_COLS))
+        self.PI = np.zeros((cap, 3), dtype=np.int64)
+        self.PF = np.zeros((cap, 2))
+        self.WI = np.zeros((64, 3), dtype=np.int64)
+        self.WF = np.zeros((64, 2))
+        self.counters = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
+        self.feature_names = None
+        self.classes = None
+        self._cache = {}
+
+    def _layout(self, hist_columns):
+        """Per-feature layout: features with few distinct values get histogram bins, the others presorted lists
+        (ties in row order); the last list of each level holds the rows ascending (see ``core.dpdt``)."""
+        n, p = self.X.shape
+        counts, values, codes = kernels.few_values(self.XT, kernels.HIST_MAX_VALUES)
+        binned = np.flatnonzero(counts > 0)
+        listed = np.flatnonzero(counts == 0)
+        fkind = np.zeros(p, dtype=np.int64)
+        fkind[binned] = -(np.arange(binned.size) + 1)
+        fkind[listed] = np.arange(listed.size)
+        offsets = np.concatenate([[0], np.cumsum(counts[binned])]).astype(np.int64)
+        gbin = np.ascontiguousarray((codes[binned] + offsets[:-1, None].astype(np.int32)).T)
+        bvals = np.concatenate([values[f, :counts[f]] for f in binned]) if binned.size else np.zeros(0)
+        self.LISTS = np.zeros((self.max_depth, listed.size + 1, n), dtype=np.int32)
+        order = np.argsort(self.XT[listed], axis=1).astype(np.int32)
+        kernels.stable_ties(self.XT[listed], order)
+        self.LISTS[0, :listed.size] = order
+        self.LISTS[0, listed.size] = np.arange(n)
+        self.scratch = np.zeros(self.LISTS.shape[1:], dtype=np.int32)
+        self.lay = (fkind, gbin, offsets, bvals, np.zeros(n, dtype=np.int32),
+                    np.zeros(kernels.HIST_MAX_VALUES + 1, dtype=np.int64), np.zeros((offsets[-1], hist_columns + 1)))
+        # the histograms of the states on the path (HS) and of the pending right child of each (HP)
+        self.HS = np.zeros((self.max_depth,) + self.lay[6].shape)
+        self.HP = np.zeros_like(self.HS)
+        self.HSV = np.zeros(2 * self.max_depth, dtype=np.int64)
+        self.MEMO = np.zeros((self.max_depth + 2, 2, 5))
+        self.LAID = np.zeros(self.max_depth + 1, dtype=np.int64)
+
+    # -- Solver contract ---------------------------------------------------------------------------
+    def kernel(self, level):
+        return dpdt_kernel(level)
+
+    def advance(self, kernel, events, max_iterations):
+        k, status = kernel(self.X, self.XT, self.Y, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
+                           self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
+                           self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
+                           self.PF, self.WI, self.WF, self.counters, events, max_iterations)
+        return int(k), int(status)
+
+    def grow(self):
+        """Enlarge the tables the kernel asked for (doubling), then clear the request."""
+        c = self.counters
+        what = int(c[kernels.C_GROW])
+        if what & kernels.GROW_STATES:
+            cap = _grown(self.SI.shape[0], int(c[kernels.C_NEED_STATES]))
+            self.SI, self.SF = _resize(self.SI, cap), _resize(self.SF, cap)
+        if what & kernels.GROW_CANDS:
+            cap = _grown(self.CI.shape[0], int(c[kernels.C_NEED_CANDS]))
+            self.CI, self.CF = _resize(self.CI, cap), _resize(self.CF, cap)
+        if what & kernels.GROW_PIECES:
+            cap = _grown(self.PI.shape[0], int(c[kernels.C_NEED_PIECES]))
+            self.PI, self.PF = _resize(self.PI, cap), _resize(self.PF, cap)
+        if what & kernels.GROW_WORK:
+            cap = _grown(self.WI.shape[0], int(c[kernels.C_NEED_WORK]))
+            self.WI, self.WF = _resize(self.WI, cap), _resize(self.WF, cap)
+        c[kernels.C_GROW] = 0
+
+    @property
+    def iterations(self):
+        return int(self.counters[kernels.C_ITER])
+
+    @property
+    def finished(self):
+        return bool(self.counters[kernels.C_DONE])
+
+    def bounds(self):
+        """(0, L_alpha of the incumbent): DPDT certifies no lower bound. Before the first step the incumbent is
+        the single leaf."""
+        F = self._root_envelope()[0]
+        W = float(self.w.sum())
+        if W <= 0:
+            return 0.0, 0.0
+        if F is None:
+            if self.task == "classification":
+                return 0.0, float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
+            mean = self.w @ self.Y / W
+            return 0.0, float((self.w @ (self.Y - mean) ** 2).mean() / W)
+        return 0.0, float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
+
+    def incumbent(self):
+        """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done."""
+        return self.tree_at(self.alpha)
+
+    def stats(self):
+        c = self.counters
+        out = {"states": int(c[kernels.C_STATES]), "operations": int(c[kernels.C_OPS]),
+               "duplicates": int(c[kernels.C_DUPLICATES]), "generator_calls": int(c[kernels.C_GEN_CALLS]),
+               "backups": int(c[kernels.C_BACKUPS]), "scanned": int(c[kernels.C_SCANNED])}
+        if self.finished:
+            out["path_length"] = int(self.SI[0, kernels.S_HLEN])
+        return out
+
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.X, self.XT, self.Y, self.Yc, self.w, self.LISTS, self.scratch, self.buf,
+                                      self.flag, self.table, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
+                                      self.PF, self.WI, self.WF, self.HS, self.HP, self.HSV,
+                                      self.MEMO, self.LAID) + self.lay)
+
+    # -- the root's envelope and trees ----------------------------------------------------------------
+    def _root_envelope(self):
+        """The root's envelope as (E, S) and (action, left piece, right piece) arrays in alpha order: the one
+        being built while the root is on the path, its final one after; (None, None) before the first step."""
+        c = self.counters
+        if not c[kernels.C_STARTED]:
+            return None, None
+        if c[kernels.C_TOP] > 0:
+            w0, m = int(self.STACK[0, kernels.FR_WSTART]), int(self.STACK[0, kernels.FR_WLEN])
+            return self.WF[w0:w0 + m], self.WI[w0:w0 + m]
+        h, m = int(self.SI[0, kernels.S_HSTART]), int(self.SI[0, kernels.S_HLEN])
+        return self.PF[h:h + m], self.PI[h:h + m]
+
+    def _root_lines(self):
+        """The root's envelope as [(E, S, action, left piece, right piece)], or None before the first step."""
+        F, I = self._root_envelope()
+        if F is None:
+            return None
+        return [(F[t, 0], F[t, 1], int(I[t, 0]), int(I[t, 1]), int(I[t, 2])) for t in range(F.shape[0])]
+
+    def _exact(self, v):
+        """A value in weight units: an exact int for unit (integer) weights in classification, else a float."""
+        return int(v) if self._integral else float(v)
+
+    def _root_choice(self, alpha):
+        """(line, L_alpha) of the root's best line at ``alpha`` (the smaller S on ties), exact when possible."""
+        lines = self._root_lines()
+        if lines is None:
+            return None, 0.0
+        a = Fraction(*as_ratio(alpha)) if self._integral else float(alpha)
+        best, best_v = None, None
+        for line in lines:
+            v = self._exact(line[0]) + a * self._exact(line[1])
+            if best_v is None or v <= best_v:
+                best, best_v = line, v
+        W = self._exact(self.w.sum())
+        return best, (Fraction(best_v) / W if self._integral else best_v / W) if W > 0 else 0.0
+
+    def _subtree(self, action, left, right):
+        if action < 0:
+            return {"leaf": True}
+        return {"feature": int(self.CI[action, kernels.K_FEAT]), "kind": "threshold",
+                "threshold": float(self.CF[action, kernels.KF_THR]),
+                "children": [self._piece_tree(left), self._piece_tree(right)]}
+
+    def _piece_tree(self, h):
+        return self._subtree(int(self.PI[h, 0]), int(self.PI[h, 1]), int(self.PI[h, 2]))
+
+    def _make_tree(self, node):
+        tree = Tree.from_dict(node, self.X.shape[1], task=self.task, classes=self.classes,
+                              feature_names=self.feature_names)
+        if self.task == "classification":
+            if tree.classes is None:
+                tree.classes = np.arange(self.K)
+            return tree.fit_leaves(self.X, self.y, self.w)
+        return tree.fit_leaves(self.X, self.Y, self.w)
+
+    def tree_at(self, alpha):
+        """The tree DPDT returns for ``alpha`` (the current policy if the search is unfinished)."""
+        line, _ = self._root_choice(alpha)
+        key = (self.iterations, None if line is None else line[2:])
+        if key not in self._cache:
+            node = {"leaf": True} if line is None else self._subtree(*line[2:])
+            self._cache = {key: self._make_tree(node)}
+        return self._cache[key]
+
+    def path(self):
+        """The regularisation path of a finished search: one dict per tree, in order of increasing alpha.
+
+        Keys: ``alpha`` (where the tree becomes optimal) and ``alpha_end`` (where the next one takes over; inf
+        for the single leaf), ``loss`` (training loss / W) and ``expected_splits`` (C(T)) as exact Fractions
+        for unit-weight classification, and ``tree``. Between breakpoints the optimal tree is unique up to
+        equal (loss, C) ties.
+        """
+        if not self.finished:
+            raise RuntimeError("the search is not finished: run it first (Search.run())")
+        lines = self._root_lines()
+        ratio = Fraction if self._integral else (lambda a, b: a / b)
+        W = self._exact(self.w.sum())
+        out = []
+        for t, (E, S, action, left, right) in enumerate(lines):
+            E, S = self._exact(E), self._exact(S)
+            start = ratio(0, 1) if t == 0 else ratio(E - self._exact(lines[t - 1][0]), self._exact(lines[t - 1][1]) - S)
+            out.append({"alpha": start, "alpha_end": None, "loss": ratio(E, W), "expected_splits": ratio(S, W),
+                        "tree": self._make_tree(self._subtree(action, left, right))})
+        for t in range(len(out)):
+            out[t]["alpha_end"] = out[t + 1]["alpha"] if t + 1 < len(out) else float("inf")
+        return out
+
+    # -- captions ------------------------------------------------------------------------------------------
+    def describe(self, event):
+        if event.name == "CandidateSplit":
+            return event.caption(self.feature_names) + f" from {GENERATOR_NAMES[int(event.generator)]}"
+        if event.name == "BellmanBackup":
+            thr = float(self.CF[int(event.candidate), kernels.KF_THR])
+            return event.caption(self.feature_names).replace("split on ", "split ", 1).replace(
+                ") =", f" <= {thr:.6g}) =", 1)
+        return event.caption(self.feature_names)
+
+
+class _DPDTParams(TreeEstimator):
+    """Shared parameters and methods of the DPDT estimators."""
+
+    def _check_params(self):
+        check_options(self.max_depth, self.candidates, self.alpha, self.generator, self.budget,
+                      self.min_samples_split, self.min_samples_leaf, self.min_impurity_decrease)
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
+
+    def _make_solver(self, X, y, sample_weight):
+        return DPDTSolver(X, y, sample_weight, task=self._task, max_depth=self.max_depth,
+                          candidates=self.candidates, alpha=self.alpha, generator=self.generator, budget=self.budget,
+                          criterion=self.criterion, min_samples_split=self.min_samples_split,
+                          min_samples_leaf=self.min_samples_leaf, min_impurity_decrease=self.min_impurity_decrease,
+                          n_classes=len(self.classes_) if self._task == "classification" else None)
+
+    def fit(self, X, y, sample_weight=None):
+        """Build and solve the MDP on (X, y) (``sample_weight`` weighs the rows) and keep the tree at ``alpha``."""
+        self.__dict__.pop("path_", None)
+        return super().fit(X, y, sample_weight)
+
+    def regularisation_path(self):
+        """Every alpha at which DPDT's tree changes, with the tree (see :meth:`DPDTSolver.path`); no refit."""
+        check_is_fitted(self, "tree_")
+        if not hasattr(self, "path_"):
+            self.path_ = self.search_.solver.path()
+            for seg in self.path_:
+                seg["tree"].feature_names = self._feature_names()
+        return self.path_
+
+    def get_pareto_front(self, X, y):
+        """The trees of the regularisation path scored on (X, y), one row per tree, from the fitted search.
+
+        Columns: alpha, alpha_end (the interval where the tree is DPDT's answer), train_loss and
+        train_expected_splits (on the training data, exact), score (accuracy or R^2 on X, y),
+        expected_splits (mean decision path length on X), splits, leaves, depth, tree.
+        """
+        path = self.regularisation_path()
+        Xv = self._validate_X(X, reset=False)
+        rows = []
+        for seg in path:
+            tree = seg["tree"]
+            if self._task == "classification":
+                codes = np.searchsorted(self.classes_, np.asarray(y))
+                score = float(np.mean(tree.predict_index(Xv) == codes))
+            else:
+                pred = tree.predict(Xv)
+                yv = np.asarray(y, dtype=np.float64)
+                score = 1.0 - float(((yv - pred) ** 2).sum() / ((yv - yv.mean(axis=0)) ** 2).sum())
+            rows.append({"alpha": seg["alpha"], "alpha_end": seg["alpha_end"], "train_loss": seg["loss"],
+                         "train_expected_splits": seg["expected_splits"], "score": score,
+                         "expected_splits": tree.expected_splits(Xv), "splits": tree.splits, "leaves": tree.leaves,
+                         "depth": tree.depth, "tree": tree})
+        return pd.DataFrame(rows)
+
+    def get_depth(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self):
+        check_is_fitted(self, "tree_")
+        return self.tree_.leaves
+
+
+class DPDTClassifier(TreeClassifierMixin, _DPDTParams):
+    """DPDT classification tree (Kohler et al. 2025): backward induction over CART-generated candidate splits.
+
+    Parameters:
+
+    * ``max_depth``: the MDP's horizon D (>= 1).
+    * ``candidates``: per-depth budgets (B_0, B_1, ...), each >= 1; depths beyond the list are greedy.
+    * ``alpha``: weight of the expected number of splits C(T) in L_alpha (Eq. 1), >= 0; the fit covers every
+      alpha (see :meth:`get_pareto_front`), ``alpha`` picks ``tree_``.
+    * ``generator``: "cart" (default), "topb" (best-impurity cuts) or "exhaustive" (every cut: optimal).
+    * ``budget``: "leaves" (B_d is the inner CART's max_leaf_nodes, B_d - 1 candidates) or "splits".
+    * ``criterion``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``: the inner CART's
+      (as scikit-learn's); they shape the candidate sets, not the dynamic programme.
+    * ``time_limit``: seconds; a stopped search keeps the current policy's tree, ``search_.run()`` resumes.
+    * ``record``: event level kept during ``fit``.
+
+    ``fit`` accepts ``sample_weight`` (boosting): rows are weighted in the losses, the transition
+    probabilities and the inner CART.
+    """
+
+    _criteria = ("gini", "entropy")
+
+    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
+                 criterion="gini", min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 time_limit=None, record="summary"):
+        self.max_depth = max_depth
+        self.candidates = candidates
+        self.alpha = alpha
+        self.generator = generator
+        self.budget = budget
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.time_limit = time_limit
+        self.record = record
+
+
+class DPDTRegressor(TreeRegressorMixin, _DPDTParams):
+    """DPDT regression tree: leaf loss = weight x squared error around the mean (CART's criterion); parameters
+    as :class:`DPDTClassifier` (criterion "squared_error")."""
+
+    _task = "regression"
+    _criteria = ("squared_error",)
+
+    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
+                 criterion="squared_error", min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 time_limit=None, record="summary"):
+        self.max_depth = max_depth
+        self.candidates = candidates
+        self.alpha = alpha
+        self.generator = generator
+        self.budget = budget
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.time_limit = time_limit
+        self.record = record
+
+
+register(SolverSpec("dpdt", DPDTClassifier, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},
+                    "DPDT: dynamic programming over CART-generated candidate splits"))

@@ -1,0 +1,441 @@
+"""Quant-BnB (Mazumder, Meng, Wang, ICML 2022) on the search runtime: optimal depth-2 and depth-3 trees.
+
+The kernels are :mod:`odtlab.core.quantbnb`. This module prepares the data (distinct-value ranks and
+presorted orders per feature, constant features dropped, regression targets centred), starts from
+the CART tree of the same depth (its loss is the first U, brief pitfall 13), and provides the
+:class:`~odtlab.search.Solver`, the estimators :class:`QuantBnBClassifier` (0-1 loss, any number of
+classes) and :class:`QuantBnBRegressor` (squared error, multi-output), and the registry entries
+``odtlab solve quantbnb`` / ``quantbnb-regressor``.
+
+One search iteration (the unit of ``Search.run(max_iterations=...)``) processes one alive tuple.
+The paper's iteration of Algorithm 1 (one sweep over the alive list AL^(k)) is a *round*: the stats
+report ``rounds``, ``alive_per_round`` (tuples alive when each round starts) and
+``triples_per_round`` (depth 2: sum of (b - a + 1) |F1| |F2|, the trees counted as in brief pitfall
+21; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
+gives the stump losses L1 (eq. 6) of every set of one tuple at once.
+"""
+import warnings
+
+import numpy as np
+
+from odtlab.core import quantbnb as kernels
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.events import register_kind
+from odtlab.search import Search, Solver
+from odtlab.solvers import SolverSpec, register
+from odtlab.solvers.cart import CARTSolver
+from odtlab.tree import Tree
+
+ALGORITHM = "quantbnb"
+BOUND_NAMES = {v: k for k, v in kernels.LB_NAMES.items()}
+
+register_kind(kernels.QB_ITERATION, "IterationStart", ALGORITHM,
+              {"k": "depth", "alive": "i0", "triples": "f0", "U": "upper", "LB": "lower"},
+              "Iteration {k} of Algorithm 1: {alive} tuples alive ({triples:.6g} trees), bounds [{LB:.6g}, {U:.6g}]")
+register_kind(kernels.QB_UPPER, "UpperBoundImproved", ALGORITHM,
+              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "U": "value", "root_rank": "i0",
+               "history_row": "i2", "old_U": "f0"},
+              "Upper bound improved: U {old_U:.6g} -> {U:.6g} (root feature {f0}, rank {root_rank})")
+register_kind(kernels.QB_SLICE, "LowerBoundSlice", ALGORITHM,
+              {"child_id": "node", "tuple_id": "parent", "f0": "feature", "j": "value", "U": "upper",
+               "W": "lower", "kept": "flags", "a": "i0", "b": "i1", "bound": "i2", "n_left": "f0", "n_right": "f1"},
+              "Slice {j:g} [{a}, {b}] of tuple {tuple_id}: W = {W:.6g} vs U = {U:.6g}, kept={kept}")
+register_kind(kernels.QB_ELIMINATE, "FeatureEliminated", ALGORITHM,
+              {"tuple_id": "node", "child_feature": "feature", "W": "value", "U": "upper", "side_bound": "flags",
+               "j": "i0", "a": "i1", "b": "i2", "excess": "f0"},
+              "Slice {j} [{a}, {b}] of tuple {tuple_id}: child feature {child_feature} eliminated, its bound "
+              "{W:.6g} exceeds U by {excess:.6g}")
+register_kind(kernels.QB_REFINE, "IntervalRefined", ALGORITHM,
+              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "s": "value", "a": "i0", "b": "i1",
+               "kept": "i2"},
+              "Tuple {tuple_id} (feature {f0}, [{a}, {b}]) refined into {s:g} slices, {kept} kept")
+register_kind(kernels.QB_EXHAUSTIVE, "ExhaustiveSearch", ALGORITHM,
+              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "best": "value", "improved": "flags",
+               "a": "i0", "b": "i1", "points": "i2"},
+              "Exhaustive search of tuple {tuple_id} (feature {f0}, [{a}, {b}]): best {best:.6g}, improved={improved}")
+register_kind(kernels.QB_SUBPROBLEM, "SubtreeSolved", ALGORITHM,
+              {"tuple_id": "node", "f0": "feature", "cutoff": "value", "ub": "upper", "lb": "lower", "side": "flags",
+               "t": "i0", "inner_steps": "i1", "rows": "i2"},
+              "Depth-2 subtree ({side}: 0 left, 1 right, 2 all rows) at rank {t} of feature {f0}: "
+              "D2 in [{lb:.6g}, {ub:.6g}], cutoff {cutoff:.6g}")
+
+_KERNELS = {}
+
+
+def quantbnb_kernel(depth, level):
+    """The compiled Quant-BnB kernel for a depth (2 or 3) and a record level (cached on disk)."""
+    key = (depth, level)
+    if key not in _KERNELS:
+        _KERNELS[key] = (kernels.make_kernel2 if depth == 2 else kernels.make_kernel3)(level)
+    return _KERNELS[key]
+
+
+def prepare(X):
+    """Ranks and presorted orders per feature (brief §1.2), with constant features dropped.
+
+    Returns ``(kept, values, rank, order)``: the indices of the non-constant columns, their sorted
+    distinct values, ``rank[f, i]`` in 1..u(f) and ``order[f]`` (rows sorted by feature f). One sort
+    per feature.
+    """
+    XT = np.ascontiguousarray(X.T)
+    order = np.argsort(XT, axis=1, kind="stable")
+    rank = np.empty(order.shape, dtype=np.int64)
+    u = kernels.ranks_of(XT, order, rank)
+    kept = [j for j in range(X.shape[1]) if u[j] > 1]
+    values = [X[order[j][np.r_[0, np.flatnonzero(np.diff(rank[j][order[j]])) + 1]], j] for j in kept]
+    return kept, values, np.ascontiguousarray(rank[kept]), np.ascontiguousarray(order[kept])
+
+
+class QuantBnBSolver(Solver):
+    """State of one Quant-BnB search: the data in ranks, the alive tuples, U and the incumbent history.
+
+    ``lower_bound`` is W0, W1 (W1,s' with s' = floor(sprime_ratio * n * s / (b - a)), the paper's
+    default) or W2 (brief §2.3); at depth 3 it is the bound of the inner depth-2 solves.
+    ``keep_ties`` keeps a child feature whose bound equals U (Proposition 4.1 as printed, every optimal
+    tree survives); by default ties are pruned, which is faster and still returns an optimal tree.
+    ``initial`` is the first incumbent: "cart" (the CART tree of the same depth, brief pitfall 13) or
+    "leaf" (a single leaf, the weakest feasible tree). ``similarity`` (0-1 loss only) adds the
+    similarity bound to W at depth 2 and to the subtree bounds at depth 3 (a set that gains n rows
+    misclassifies at most n more; not in the paper, see ``core.quantbnb``); False runs the paper's
+    bounds alone.
+    """
+
+    name = "quantbnb"
+    sense = "min"
+    exact = True
+
+    def __init__(self, X, y, task="classification", depth=2, s=3, lower_bound="W0", sprime_ratio=0.6,
+                 keep_ties=False, similarity=True, initial="cart", n_classes=None, feature_names=None, classes=None):
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        n = X.shape[0]
+        if initial not in ("cart", "leaf"):
+            raise ValueError(f"initial must be 'cart' or 'leaf', got {initial!r}")
+        if depth not in (2, 3):
+            raise ValueError(f"Quant-BnB solves depth 2 or depth 3 (Appendix C), not depth {depth!r}")
+        if n < 2:
+            raise ValueError(f"Quant-BnB needs at least 2 samples, got n_samples={n}")
+        if not np.isfinite(X).all():
+            raise ValueError("X holds NaN or infinity; Quant-BnB needs finite feature values")
+        self.X, self.task, self.depth, self.s = X, task, depth, int(s)
+        self.lower_bound = lower_bound
+        self.feature_names = feature_names
+        self.classes = classes
+        self.n_features = X.shape[1]
+        self.kept, self.values, rank, order = prepare(X)
+        dropped = [j for j in range(X.shape[1]) if j not in set(self.kept)]
+        if dropped:
+            names = [feature_names[j] if feature_names is not None else f"x{j}" for j in dropped]
+            warnings.warn(f"Quant-BnB drops constant feature(s) {', '.join(names)} (brief pitfall 15)",
+                          UserWarning, stacklevel=3)
+        self.dropped = dropped
+        self.cls = task == "classification"
+        if self.cls:
+            self.y = np.asarray(y, dtype=np.int64).reshape(-1)
+            K = int(n_classes if n_classes is not None else self.y.max() + 1)
+            self.K = K
+            Yc = np.zeros((n, 0))
+            scale = 0.0
+        else:
+            Y = np.asarray(y, dtype=np.float64)
+            self.Y = np.ascontiguousarray(Y.reshape(n, -1))
+            Yc = np.ascontiguousarray(self.Y - self.Y.mean(axis=0))  # pitfall 10: centred targets
+            K = 1
+            scale = float((Yc ** 2).sum())
+        yk = self.y if self.cls else np.zeros(n, np.int64)
+        p = len(self.kept)
+        self.u = np.array([len(v) for v in self.values], dtype=np.int64)
+        max_u = int(self.u.max()) if p else 1
+        lbkind = kernels.LB_NAMES[lower_bound]
+        n_slots = self.s + 2 if lbkind == kernels.LB_W0 else max_u + self.s + 2
+        self.tol = 1e-9 * max(scale, 1e-300) if not self.cls else 0.0
+        margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
+        self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, bool(similarity)], dtype=np.float64)
+        self.E = kernels.make_scratch(p, n, K, Yc.shape[1], self.s, n_slots)
+        self.V = kernels.make_view(p, n, Yc.shape[1])
+        self.loc = np.zeros(n, np.int64)
+        self.ist = np.zeros(kernels.N_IST, np.int64)
+        self.fst = np.zeros(kernels.N_FST)
+        self.rstat = np.zeros((kernels.MAX_ROUNDS, 4))
+        self.hist = np.full((16, kernels.HIST_COLS), -1, np.int64)
+        self.hval = np.zeros(16)
+        self._initial = self._cart_tree(y) if initial == "cart" else self._leaf_tree()
+        self.fst[kernels.F_U] = self._loss(self._initial)
+        if depth == 2:
+            self.T = kernels.alloc_tuples2(max(4 * p * self.s + p + 1, 64), max(p, 1))
+            if p:
+                kernels.build_view(order, rank, yk, Yc, 0, 0, int(self.u[0]), self.V, self.loc)
+                self.ist[kernels.I_TAIL] = kernels.init_tuples2(self.T, self.u)
+                self.ist[kernels.I_NEXT_ID] = self.ist[kernels.I_TAIL]
+            self.cid = np.zeros(self.s, np.int64)
+        else:
+            self.T = kernels.alloc_tuples3(max(4 * p * self.s, 64))
+            cum = np.zeros((p, max_u + 1), np.int64)  # cum[f, t] = rows with rank_f <= t
+            for f in range(p):
+                cum[f, 1:self.u[f] + 1] = np.cumsum(np.bincount(rank[f], minlength=self.u[f] + 1)[1:])
+            self.data = (order, rank, yk, Yc, self.u, cum)
+            self.W3 = (np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2),
+                       np.zeros((self.s + 2, 6), np.int64), np.zeros((self.s + 2, 6), np.int64),
+                       np.zeros(self.s + 2, np.int64), np.zeros(self.s, np.int64))
+        if not p:  # every feature constant: the best tree is a single leaf
+            self.ist[kernels.I_DONE] = 1
+        self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
+        self._cache = (-1, None, None)
+        self._nbytes = None
+
+    # -- Solver contract ---------------------------------------------------------------------------
+    def kernel(self, level):
+        return quantbnb_kernel(self.depth, level)
+
+    def advance(self, kernel, events, max_iterations):
+        if self.depth == 2:
+            n, status = kernel(self.V, self.cls, self.T, self.ist, self.fst, self.hist, self.hval, self.rstat,
+                               self.params, self.E, self.cid, events, max_iterations)
+        else:
+            order, rank, yk, Yc, u, cum = self.data
+            n, status = kernel(order, rank, yk, Yc, u, cum, self.cls, self.T, self.ist, self.fst, self.hist,
+                               self.hval, self.rstat, self.params, self.V, self.loc, self.E, self.W3, events,
+                               max_iterations)
+        return int(n), int(status)
+
+    def grow(self):
+        ist = self.ist
+        head, tail = int(ist[kernels.I_HEAD]), int(ist[kernels.I_TAIL])
+        if ist[kernels.I_NINC] + self.s + 2 > self.hist.shape[0]:
+            self.hist = np.concatenate([self.hist, np.full_like(self.hist, -1)])
+            self.hval = np.concatenate([self.hval, np.zeros_like(self.hval)])
+        cap = self.T[0].shape[0]
+        if tail - head + self.depth * len(self.kept) + self.s > cap // 2:
+            cap *= 2
+        grow = kernels.grow_tuples2 if self.depth == 2 else kernels.grow_tuples3
+        self.T = grow(self.T, cap, head, tail)
+        ist[kernels.I_HEAD] = 0
+        ist[kernels.I_ROUND_END] -= head
+        ist[kernels.I_TAIL] = tail - head
+        self._nbytes = None
+
+    @property
+    def iterations(self):
+        return int(self.ist[kernels.I_STEPS])
+
+    @property
+    def finished(self):
+        return bool(self.ist[kernels.I_DONE])
+
+    def bounds(self):
+        """(lower, upper): min over alive tuples' bounds (and U), and the incumbent's training loss."""
+        upper = self._incumbent()[1]
+        if self.finished:
+            return upper, upper
+        head, tail = int(self.ist[kernels.I_HEAD]), int(self.ist[kernels.I_TAIL])
+        if tail == head:  # depth 3 before its first iteration
+            return 0.0, upper
+        return float(min(upper, self.T[4][head:tail].min())), upper
+
+    def incumbent(self):
+        return self._incumbent()[0]
+
+    def stats(self):
+        rounds = int(min(self.ist[kernels.I_ROUND], kernels.MAX_ROUNDS))
+        out = {"rounds": int(self.ist[kernels.I_ROUND]),
+               "alive_per_round": [int(v) for v in self.rstat[:rounds, 0]],
+               "triples_per_round": [float(v) for v in self.rstat[:rounds, 1]],
+               "evaluations": int(self.ist[kernels.I_PASSES]),
+               "exhaustive_searches": int(self.ist[kernels.I_EXHAUSTIVE]),
+               "slices_pruned": int(self.ist[kernels.I_SLICES_PRUNED]),
+               "incumbents": int(self.ist[kernels.I_NINC]),
+               "lower_bound_kind": self.lower_bound, "s": self.s, "dropped_features": list(self.dropped)}
+        if self.depth == 2:
+            out["features_eliminated"] = int(self.ist[kernels.I_ELIMINATED])
+        else:
+            out["inner_solves"] = int(self.ist[kernels.I_INNER])
+            out["inner_iterations"] = int(self.ist[kernels.I_INNER_STEPS])
+        return out
+
+    def nbytes(self):
+        if self._nbytes is None:  # the arrays only change in grow()
+            def size(x):
+                return x.nbytes if isinstance(x, np.ndarray) else sum(size(v) for v in x) if isinstance(x, tuple) else 0
+
+            parts = [self.T, self.E, self.V, self.loc, self.hist, self.hval, self.rstat]
+            if self.depth == 3:
+                parts += [self.data, self.W3]
+            self._nbytes = int(sum(size(v) for v in parts))
+        return self._nbytes
+
+    def describe(self, event):
+        text = event.caption()
+        if event.kind.code == kernels.QB_UPPER:
+            text += "\n" + self.history_tree(int(event.history_row)).to_text()
+        return text
+
+    # -- trees -------------------------------------------------------------------------------------
+    def _cart_tree(self, y):
+        criterion = "gini" if self.cls else "squared_error"
+        cart = CARTSolver(self.X, y, task=self.task, criterion=criterion, max_depth=self.depth,
+                          n_classes=self.K if self.cls else None)
+        cart.feature_names = self.feature_names
+        cart.classes = self.classes
+        Search(cart, record="none").run()
+        return cart.incumbent()
+
+    def _leaf_tree(self):
+        return self._fitted({"leaf": True})
+
+    def _fitted(self, root):
+        """The Tree of a nested dict, with leaf values set from the training data."""
+        tree = Tree.from_dict(root, self.n_features, task=self.task, classes=self.classes,
+                              feature_names=self.feature_names)
+        if self.cls:
+            if tree.classes is None:
+                tree.classes = np.arange(self.K)
+            return tree.fit_leaves(self.X, self.y)
+        return tree.fit_leaves(self.X, self.Y)
+
+    def _loss(self, tree):
+        if self.cls:
+            return float(tree.misclassifications(self.X, self.y))
+        return tree.squared_error(self.X, self.Y)
+
+    def _incumbent(self):
+        row = int(self.ist[kernels.I_NINC])
+        if self._cache[0] != row:
+            tree = self._initial if row == 0 else self.history_tree(row - 1)
+            self._cache = (row, tree, self._loss(tree))
+        return self._cache[1], self._cache[2]
+
+    def _threshold(self, f, t):
+        vals = self.values[f]
+        if t <= 0:
+            return -np.inf
+        if t >= len(vals):
+            return np.inf
+        lo, hi = vals[t - 1], vals[t]
+        thr = lo / 2.0 + hi / 2.0
+        return lo if thr >= hi else thr
+
+    def _split(self, f, t, left, right):
+        if f < 0:
+            return left
+        return {"feature": self.kept[f], "kind": "threshold", "threshold": self._threshold(f, t),
+                "children": [left, right]}
+
+    def _depth2(self, r):
+        leaf = {"leaf": True}
+        return self._split(r[0], r[1], self._split(r[2], r[3], leaf, dict(leaf)),
+                           self._split(r[4], r[5], dict(leaf), dict(leaf)))
+
+    def history_tree(self, row):
+        """The tree of incumbent number ``row`` (the ``history_row`` of an UpperBoundImproved event)."""
+        r = [int(v) for v in self.hist[row]]
+        if self.depth == 2:
+            root = self._depth2(r)
+        elif r[0] < 0:
+            root = self._depth2(r[2:8])
+        else:
+            root = self._split(r[0], r[1], self._depth2(r[2:8]), self._depth2(r[8:14]))
+        return self._fitted(_drop_empty(root, self.X, np.ones(self.X.shape[0], bool)))
+
+
+def _drop_empty(node, X, rows):
+    """Replace every split that sends all of its training rows to one side by that side's subtree.
+
+    Degenerate thresholds (rank 0 or u(f), brief pitfall 7) and splits that separate nothing at their
+    node route the training rows exactly as their non-empty child does, so the loss is unchanged.
+    """
+    if node.get("leaf"):
+        return node
+    go_left = X[:, node["feature"]] <= node["threshold"]
+    left, right = rows & go_left, rows & ~go_left
+    if not right.any():
+        return _drop_empty(node["children"][0], X, rows)
+    if not left.any():
+        return _drop_empty(node["children"][1], X, rows)
+    node["children"] = [_drop_empty(node["children"][0], X, left), _drop_empty(node["children"][1], X, right)]
+    return node
+
+
+class _QuantBnBParams(TreeEstimator):
+    def _check_params(self):
+        if self.max_depth not in (2, 3) or isinstance(self.max_depth, bool):
+            raise ValueError(f"Quant-BnB solves max_depth 2 or 3 (Appendix C recommends d <= 3), "
+                             f"got {self.max_depth!r}")
+        if int(self.s) != self.s or self.s < 2:
+            raise ValueError(f"s (number of quantile slices) must be an integer >= 2, got {self.s!r}")
+        if self.lower_bound not in kernels.LB_NAMES:
+            raise ValueError(f"lower_bound must be one of {sorted(kernels.LB_NAMES)}, got {self.lower_bound!r}")
+        if not self.sprime_ratio > 0:
+            raise ValueError(f"sprime_ratio must be positive, got {self.sprime_ratio!r}")
+
+    def _make_solver(self, X, y, sample_weight):
+        if sample_weight is not None:  # rows of weight 0 do not count; the others must weigh the same
+            keep = sample_weight > 0
+            if np.ptp(sample_weight[keep]) > 0 if keep.any() else False:
+                raise ValueError("Quant-BnB minimises the unweighted training loss (eq. 1): sample_weight must be "
+                                 "the same for every row (rows of weight 0 are left out)")
+            X, y = X[keep], y[keep]
+        return QuantBnBSolver(X, y, task=self._task, depth=int(self.max_depth), s=int(self.s),
+                              lower_bound=self.lower_bound, sprime_ratio=self.sprime_ratio, keep_ties=self.keep_ties,
+                              similarity=self.similarity, initial=self.initial,
+                              n_classes=len(self.classes_) if self._task == "classification" else None,
+                              feature_names=self._feature_names(), classes=getattr(self, "classes_", None))
+
+    def _new_search(self, X, y, sample_weight, record):
+        solver = self._make_solver(X, y, sample_weight)
+        return Search(solver, record=record)
+
+    def get_depth(self):
+        return self.tree_.depth
+
+    def get_n_leaves(self):
+        return self.tree_.leaves
+
+
+class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
+    """Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
+
+    Parameters: ``max_depth`` (2 or 3), ``s`` (quantile slices per refinement, the paper's s = 3),
+    ``lower_bound`` ("W0", "W1" or "W2", §3.2), ``sprime_ratio`` (s' = floor(ratio * n * s / (b - a)) for
+    W1), ``keep_ties`` (keep child features whose bound equals U, as Proposition 4.1), ``similarity`` (add
+    the similarity bound, 0-1 loss only), ``initial`` ("cart" or "leaf": the first incumbent), ``record``
+    (event level kept during fit) and ``time_limit`` (seconds; a stopped search keeps its incumbent tree
+    and a certified lower bound, and ``search_.run()`` resumes it).
+    """
+
+    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
+                 initial="cart", record="summary", time_limit=None):
+        self.max_depth = max_depth
+        self.s = s
+        self.lower_bound = lower_bound
+        self.sprime_ratio = sprime_ratio
+        self.keep_ties = keep_ties
+        self.similarity = similarity
+        self.initial = initial
+        self.record = record
+        self.time_limit = time_limit
+
+
+class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
+    """Optimal depth-2 or depth-3 regression tree (squared error, multi-output allowed), by Quant-BnB.
+
+    Parameters as :class:`QuantBnBClassifier`.
+    """
+
+    _task = "regression"
+
+    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
+                 initial="cart", record="summary", time_limit=None):
+        self.max_depth = max_depth
+        self.s = s
+        self.lower_bound = lower_bound
+        self.sprime_ratio = sprime_ratio
+        self.keep_ties = keep_ties
+        self.similarity = similarity
+        self.initial = initial
+        self.record = record
+        self.time_limit = time_limit
+
+
+register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
+                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features"))
+register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
+                    "Quant-BnB: optimal depth-2/3 regression trees (squared error)"))

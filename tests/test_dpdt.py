@@ -1,0 +1,513 @@
+"""DPDT (Kohler, Akrour, Preux, KDD 2025): generator = baseline CART, Theorems 5.1 / 5.2, exhaustive = oracle,
+the regularisation path, the search contract (resume, events), boosting, the estimator and bad input."""
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn import datasets as skd
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.utils.estimator_checks import check_estimator
+
+from odtlab import bruteforce, datasets
+from odtlab.cli import main as cli_main
+from odtlab.core import dpdt as kernels
+from odtlab.search import Search
+from odtlab.solvers import solve
+from odtlab.solvers.cart import CARTClassifier, CARTRegressor, CARTSolver
+from odtlab.solvers.dpdt import DPDTClassifier, DPDTRegressor, DPDTSolver
+
+F = Fraction
+SETS = {"iris": skd.load_iris, "wine": skd.load_wine, "breast_cancer": skd.load_breast_cancer}
+
+
+# ------------------------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------------------------
+
+@st.composite
+def problems(draw, max_n=30, max_p=3, max_k=3, distinct=4):
+    """Small classification data with many ties (integer features), labels 0..K-1 all present."""
+    n = draw(st.integers(4, max_n))
+    p = draw(st.integers(1, max_p))
+    K = draw(st.integers(2, max_k))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, distinct), min_size=p, max_size=p), min_size=n,
+                               max_size=n)), dtype=float)
+    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
+    y[:K] = np.arange(K)
+    return X, y
+
+
+def solved(X, y, **kw):
+    solver = DPDTSolver(X, y, **kw)
+    Search(solver, record="none").run()
+    return solver
+
+
+def cart_split_list(X, y, max_leaf_nodes, w=None, criterion="gini", **kw):
+    """(feature, threshold) of the baseline CART's split nodes in the order it splits them."""
+    s = CARTSolver(X, y, w, criterion=criterion, max_leaf_nodes=max_leaf_nodes, n_classes=int(y.max()) + 1, **kw)
+    Search(s, record="none").run()
+    m = int(s.counters[0])
+    return [(int(s.feature[v]), float(s.threshold[v])) for v in range(m) if s.split[v] == 1]
+
+
+def candidates_of(solver, state):
+    c0, k = solver.SI[state, kernels.S_CSTART], solver.SI[state, kernels.S_NCAND]
+    return [(int(solver.CI[c, kernels.K_FEAT]), float(solver.CF[c, kernels.KF_THR])) for c in range(c0, c0 + k)]
+
+
+def state_rows(solver, state):
+    """The training rows of a state, following the candidates from the root."""
+    path = []
+    while solver.SI[state, kernels.S_PARENT] >= 0:
+        path.append((int(solver.SI[state, kernels.S_PCAND]), int(solver.SI[state, kernels.S_SIDE])))
+        state = solver.SI[state, kernels.S_PARENT]
+    mask = np.ones(solver.X.shape[0], dtype=bool)
+    for c, side in path:
+        go = solver.X[:, solver.CI[c, kernels.K_FEAT]] <= solver.CF[c, kernels.KF_THR]
+        mask &= go if side == 1 else ~go
+    return np.flatnonzero(mask)
+
+
+def pruning_lines(tree):
+    """(misclassified rows, sum of split-node rows) of every rooted pruning of a fitted tree (Thm 5.1's T_i)."""
+    def lines(v):
+        errors = int(round(tree.n_samples[v] - tree.value[v].max()))
+        out = {(errors, 0)}
+        if tree.split[v] != 0:
+            left, right = tree._kids(v)
+            for el, sl in lines(left):
+                for er, sr in lines(right):
+                    out.add((el + er, sl + sr + int(round(tree.n_samples[v]))))
+        return out
+    return lines(0)
+
+
+def path_alphas(path):
+    """Every breakpoint of the path and a point inside each interval (the places where Thm 5.1 must hold)."""
+    out = [F(0)]
+    for seg in path[1:]:
+        out += [seg["alpha"], (out[-1] + seg["alpha"]) / 2]
+    return out + [path[-1]["alpha"] + 1]
+
+
+def path_value(path, alpha):
+    return min(seg["loss"] + alpha * seg["expected_splits"] for seg in path)
+
+
+def assert_path_is_consistent(path, X, y):
+    """Breakpoints increase, each tree's recomputed loss and C(T) are the segment's, the last tree is a leaf."""
+    n = len(y)
+    for a, b in zip(path, path[1:]):
+        assert a["alpha"] < b["alpha"] and a["alpha_end"] == b["alpha"]
+        assert a["loss"] < b["loss"] and a["expected_splits"] > b["expected_splits"]
+    for seg in path:
+        tree = seg["tree"]
+        assert F(tree.misclassifications(X, y), n) == seg["loss"]
+        assert tree.dpdt_objective(X, y, 1, exact=True) - seg["loss"] == seg["expected_splits"]
+    assert path[-1]["tree"].splits == 0 and path[-1]["alpha_end"] == float("inf")
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the worked example and the split generator
+# ------------------------------------------------------------------------------------------------------------
+
+def test_six_point_example_of_the_brief():
+    """Brief §5.3(a): CART(3 leaves) offers x0 <= 2 and x0 <= 0.5 at the root; backward induction picks
+    x0 <= 0.5 (Q = 0 against -1/3 and -1/2) and reaches 6/6 where CART gets 4/6."""
+    data = datasets.load("gen/dpdt-example")
+    X, y = data.X, data.y
+    solver = solved(X, y, max_depth=2, candidates=(3,))
+    assert candidates_of(solver, 0) == [(0, 2.0), (0, 0.5)]
+    tree = solver.incumbent()
+    assert tree.accuracy(X, y) == 1.0 and tree.feature[0] == 0 and tree.threshold[0] == 0.5
+    assert CARTClassifier(max_depth=2).fit(X, y).score(X, y) == pytest.approx(4 / 6)
+    # 1 root + 4 children + 6 leaves below the three impure children; 2 + 3 candidates
+    assert solver.stats()["states"] == 11 and solver.stats()["operations"] == 5
+    path = solver.path()
+    assert [seg["alpha"] for seg in path] == [0, F(1, 4)]  # the 3-split tree until 1/4, then a leaf
+    assert_path_is_consistent(path, X, y)
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("name", sorted(SETS))
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_generator_returns_the_baseline_cart_splits_on_every_state(name, criterion):
+    """Pitfall 8: the inner CART (presorted, with a fast first scan) equals the baseline CART kernel run with
+    max_leaf_nodes on the state's rows alone: same splits in the same order, ties included."""
+    X, y = SETS[name](return_X_y=True)
+    solver = solved(X, y, max_depth=2, candidates=(6, 4), criterion=criterion)
+    for state in range(solver.counters[kernels.C_STATES]):
+        depth = solver.SI[state, kernels.S_DEPTH]
+        if depth == 2:
+            continue
+        rows = state_rows(solver, state)
+        Xs, ys = X[rows], y[rows]
+        expected = cart_split_list(Xs, ys, (6, 4)[depth], criterion=criterion) if len(set(ys)) > 1 else []
+        assert candidates_of(solver, state) == expected, state
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(max_n=40), st.integers(2, 6), st.integers(1, 3), st.sampled_from([0.0, 0.02]),
+       st.booleans())
+def test_generator_equals_baseline_cart_on_tied_data(data, leaves, min_leaf, min_decrease, weighted):
+    X, y = data
+    w = np.random.default_rng(len(y)).integers(1, 4, len(y)).astype(float) if weighted else None
+    solver = DPDTSolver(X, y, w, max_depth=1, candidates=(leaves,), min_samples_leaf=min_leaf,
+                        min_impurity_decrease=min_decrease)
+    Search(solver, record="none").run()
+    expected = cart_split_list(X, y, leaves, w, min_samples_leaf=min_leaf, min_impurity_decrease=min_decrease)
+    assert candidates_of(solver, 0) == expected
+
+
+def test_budget_two_is_cart_and_top1_is_cart():
+    """B = 1 candidate per state (budget (2,), top-B with one cut) gives CART's accuracy (Thm 5.1 + brief
+    §5.3(d): (2,) always equals CART)."""
+    X, y = skd.load_breast_cancer(return_X_y=True)
+    cart = CARTClassifier(max_depth=3).fit(X, y).score(X, y)
+    for kw in ({"candidates": (2,)}, {"candidates": (1,), "budget": "splits", "generator": "topb"}):
+        est = DPDTClassifier(max_depth=3, **kw).fit(X, y)
+        assert est.score(X, y) == cart and est.result_.stats["operations"] == 7
+
+
+def test_top_b_and_budget_kinds():
+    """Top-B offers the B cuts of lowest CART cost (ties: feature, then threshold); budget="splits" counts
+    candidate splits, "leaves" the inner CART's leaves (the reference code)."""
+    X, y = skd.load_iris(return_X_y=True)
+    X = X[::3]
+    y = y[::3]
+    solver = solved(X, y, max_depth=1, generator="topb", candidates=(5,), budget="splits")
+    cuts = []
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for a, b in zip(values, values[1:]):
+            t = a / 2 + b / 2
+            cost = sum(side.size - (np.bincount(side) ** 2).sum() / side.size for side in (y[X[:, f] <= t],
+                                                                                         y[X[:, f] > t]))
+            cuts.append((round(cost, 9), f, t))
+    assert candidates_of(solver, 0) == [(f, t) for _, f, t in sorted(cuts)[:5]]
+    X, y = skd.load_wine(return_X_y=True)
+    splits = candidates_of(solved(X, y, max_depth=1, candidates=(3,), budget="splits"), 0)
+    assert splits == candidates_of(solved(X, y, max_depth=1, candidates=(4,)), 0) == cart_split_list(X, y, 4)
+    assert len(splits) == 3
+
+
+@settings(max_examples=25, deadline=None)
+@given(problems(max_n=9, max_p=2), st.integers(1, 2))
+def test_exhaustive_regression_is_the_oracle(data, depth):
+    X, y = data
+    target = y * 1.5 + X[:, 0] ** 2
+    est = DPDTRegressor(max_depth=depth, generator="exhaustive").fit(X, target)
+    sse = bruteforce.continuous_optimum(X, target, depth, task="regression").value
+    assert est.tree_.squared_error(X, target) == pytest.approx(sse, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("name, depth, cands, accuracy", [
+    ("breast_cancer", 3, (8,), 0.9807), ("breast_cancer", 3, (8, 8), 0.9824), ("breast_cancer", 3, (4, 4, 4), 0.9824),
+    ("wine", 4, (8,), 1.0), ("iris", 3, (8,), 0.9867), ("breast_cancer", 3, (8, 3), 0.9824),
+    ("wine", 3, (8, 3), 0.9944)])
+def test_train_accuracy_of_the_brief(name, depth, cands, accuracy):
+    """Brief §5.3(d) and the speed table of the issue (scikit-learn's datasets, alpha = 0)."""
+    X, y = SETS[name](return_X_y=True)
+    est = DPDTClassifier(max_depth=depth, candidates=cands).fit(X, y)
+    assert round(est.score(X, y), 4) == accuracy
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Theorem 5.1, exhaustive = oracle, Theorem 5.2
+# ------------------------------------------------------------------------------------------------------------
+
+def assert_theorem_5_1(X, y, depth, generator="cart", **kw):
+    """For every alpha of the regularisation path, L_alpha(DPDT) <= L_alpha(T) for CART's tree T of the same
+    depth and every rooted pruning of it. Both sides are piecewise linear in alpha with DPDT's side concave,
+    so checking the breakpoints and a point in every interval covers all alpha >= 0."""
+    est = DPDTClassifier(max_depth=depth, generator=generator, **kw).fit(X, y)
+    path = est.regularisation_path()
+    n = len(y)
+    cart_kw = {k: v for k, v in kw.items() if k in ("criterion", "min_samples_leaf", "min_impurity_decrease")}
+    cart = CARTClassifier(max_depth=depth, **cart_kw).fit(X, y)
+    lines = pruning_lines(cart.tree_)
+    codes = np.searchsorted(est.classes_, y)
+    assert_path_is_consistent(path, X, codes)
+    for alpha in path_alphas(path):
+        ours = path_value(path, alpha)
+        assert ours <= min(F(e, n) + alpha * F(s, n) for e, s in lines)
+    return est, cart
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.integers(1, 3), st.lists(st.integers(1, 6), min_size=0, max_size=3),
+       st.sampled_from(["leaves", "splits"]), st.sampled_from(["gini", "entropy"]), st.integers(1, 3),
+       st.sampled_from([0.0, 0.01]), st.sampled_from(["cart", "topb"]))
+def test_theorem_5_1_on_random_data(data, depth, cands, budget, criterion, min_leaf, min_decrease, generator):
+    X, y = data
+    assert_theorem_5_1(X, y, depth, generator, candidates=tuple(cands), budget=budget, criterion=criterion,
+                       min_samples_leaf=min_leaf, min_impurity_decrease=min_decrease)
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("name", ["sklearn/iris", "sklearn/wine", "sklearn/breast_cancer", "quantbnb/bank"])
+def test_theorem_5_1_on_benchmark_sets(name, shared_data):
+    data = datasets.load(name)
+    est, cart = assert_theorem_5_1(data.X, data.y, 3, candidates=(8, 3))
+    assert est.score(data.X, data.y) >= cart.score(data.X, data.y)
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(max_n=10, max_p=2), st.integers(1, 3))
+def test_exhaustive_generator_is_the_oracle_for_every_alpha(data, depth):
+    """Prop 4.1: with every split available DPDT is optimal; its path gives the oracle's value at alpha = 0,
+    at every breakpoint and between them, and the tree of each alpha attains it."""
+    X, y = data
+    solver = solved(X, y, max_depth=depth, generator="exhaustive")
+    path = solver.path()
+    assert_path_is_consistent(path, X, y)
+    for alpha in path_alphas(path)[:6]:
+        optimum = bruteforce.dpdt_optimum(X, y, depth, alpha)
+        assert path_value(path, alpha) == optimum.value
+        tree = DPDTClassifier(max_depth=depth, generator="exhaustive", alpha=alpha).fit(X, y).tree_
+        assert tree.dpdt_objective(X, y, alpha, exact=True) == optimum.value
+
+
+@pytest.mark.parametrize("alpha", [0, 0.01, 0.05])
+def test_exhaustive_equals_the_oracle_on_a_real_subset(alpha):
+    X, y = skd.load_iris(return_X_y=True)
+    X, y = X[::6, :3], y[::6]
+    est = DPDTClassifier(max_depth=2, generator="exhaustive", alpha=alpha).fit(X, y)
+    assert est.tree_.dpdt_objective(X, y, alpha, exact=True) == bruteforce.dpdt_optimum(X, y, 2, alpha).value
+
+
+@pytest.mark.jit_only
+def test_theorem_5_2_xor_depth_two():
+    """Def 5.3 at depth 2 (n = 10^4, seed 0): CART's root lands near an edge (0.5272); DPDT with CART(8)
+    candidates finds the x = 1/2 root and labels every point; budget (2,) is CART again."""
+    data = datasets.load("gen/xor-dpdt")
+    X, y = data.X, data.y
+    cart = CARTClassifier(max_depth=2).fit(X, y).score(X, y)
+    assert cart == pytest.approx(0.5272, abs=1e-4)
+    assert DPDTClassifier(max_depth=2, candidates=(8,)).fit(X, y).score(X, y) == 1.0
+    assert DPDTClassifier(max_depth=2, candidates=(3,)).fit(X, y).score(X, y) > 0.99
+    assert DPDTClassifier(max_depth=2, candidates=(2,)).fit(X, y).score(X, y) == cart
+
+
+@pytest.mark.jit_only
+def test_pathological_data_set_at_depth_three():
+    """Brief §1.4: CART 0.7555, DPDT(8,) 1.0 with root x0 <= 0.5 (about)."""
+    data = datasets.load("gen/dpdt-pathological")
+    X, y = data.X, data.y
+    assert CARTClassifier(max_depth=3).fit(X, y).score(X, y) == pytest.approx(0.7555, abs=1e-4)
+    est = DPDTClassifier(max_depth=3, candidates=(8,)).fit(X, y)
+    assert est.score(X, y) == 1.0 and est.tree_.feature[0] == 0 and abs(est.tree_.threshold[0] - 0.5) < 1e-3
+    path = est.regularisation_path()
+    assert path[0]["loss"] == 0 and path[-1]["loss"] == F(int((y != 1).sum()), len(y))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# regularisation path
+# ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.jit_only
+def test_alpha_picks_the_tree_of_its_interval_and_the_pareto_front_needs_no_refit():
+    X, y = skd.load_wine(return_X_y=True)
+    est = DPDTClassifier(max_depth=3, candidates=(8, 3)).fit(X, y)
+    path = est.regularisation_path()
+    assert len(path) >= 4
+    assert_path_is_consistent(path, X, y)
+    for seg in path[:-1]:
+        inside = (seg["alpha"] + seg["alpha_end"]) / 2
+        refit = DPDTClassifier(max_depth=3, candidates=(8, 3), alpha=inside).fit(X, y)
+        assert refit.tree_.dpdt_objective(X, y, inside, exact=True) == seg["loss"] + inside * seg["expected_splits"]
+        assert refit.tree_.splits == seg["tree"].splits
+        # at a breakpoint the simpler tree is returned
+        at = DPDTClassifier(max_depth=3, candidates=(8, 3), alpha=seg["alpha_end"]).fit(X, y)
+        assert at.tree_.splits < seg["tree"].splits
+    front = est.get_pareto_front(X, y)
+    assert list(front["score"]) == [1 - float(seg["loss"]) for seg in path]
+    assert front["expected_splits"].is_monotonic_decreasing and front["alpha"].is_monotonic_increasing
+    assert est.search_.solver.iterations == est.result_.stats["iterations"]  # no refit happened
+
+
+def test_alpha_above_one_minus_one_over_k_gives_a_leaf():
+    X, y = skd.load_iris(return_X_y=True)
+    est = DPDTClassifier(max_depth=3, alpha=2 / 3).fit(X, y)
+    assert est.tree_.splits == 0
+    assert est.regularisation_path()[-1]["alpha"] < F(2, 3)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the search contract and events
+# ------------------------------------------------------------------------------------------------------------
+
+def same_tree(a, b):
+    return (np.array_equal(a.split, b.split) and np.array_equal(a.feature, b.feature)
+            and np.array_equal(a.threshold, b.threshold, equal_nan=True))
+
+
+def test_interrupted_search_resumes_to_the_same_result_and_stops_with_a_valid_tree():
+    X, y = skd.load_wine(return_X_y=True)
+    whole = Search(DPDTSolver(X, y, max_depth=3, alpha=0.01)).run()
+    search = Search(DPDTSolver(X, y, max_depth=3, alpha=0.01))
+    before = search.result()  # nothing expanded yet: the single leaf
+    assert before.tree.splits == 0 and before.tree.dpdt_objective(X, y, 0.01) == pytest.approx(before.upper_bound)
+    statuses = []
+    while not search.done:
+        result = search.run(max_iterations=7)
+        statuses.append(result.status)
+        tree = result.tree  # the current policy, unfinished states as leaves
+        assert tree.dpdt_objective(X, y, 0.01) == pytest.approx(result.upper_bound, abs=1e-12)
+    assert statuses[0] == "iteration_limit" and statuses[-1] == "done" and len(statuses) > 5
+    assert same_tree(search.result().tree, whole.tree)
+    assert search.result().stats["states"] == whole.stats["states"]
+    assert search.result().stats["iterations"] == whole.stats["iterations"]
+
+
+def test_steps_yield_the_paper_steps_and_equal_a_full_run():
+    X, y = skd.load_iris(return_X_y=True)
+    full = Search(DPDTSolver(X, y, max_depth=2, candidates=(4,)), record="full")
+    full.run()
+    stepped = Search(DPDTSolver(X, y, max_depth=2, candidates=(4,)))
+    events = list(stepped.steps())
+    assert [repr(e.record) for e in events] == [repr(tuple(r)) for r in full.events().tolist()]  # nan == nan
+    names = [e.name for e in events]
+    stats = stepped.result().stats
+    assert names[0] == "SearchStarted" and names[-2:] == ["PolicyExtracted", "Terminated"]
+    assert names.count("StateExpanded") == stats["states"] == names.count("StateSolved")
+    assert names.count("BellmanBackup") == stats["backups"]
+    candidates = [e for e in events if e.name == "CandidateSplit"]
+    assert all(e.generator == 0 for e in candidates)
+    assert len([e for e in candidates if e.skip == 0]) == stats["backups"]
+    # Q of the chosen backup is the state's V; the root's V is -L_alpha of the tree
+    solved_root = [e for e in events if e.name == "StateSolved" and e.state == 0][0]
+    assert -solved_root.V == pytest.approx(stepped.result().objective)
+    for e in events:
+        assert stepped.describe(e)
+
+
+@pytest.mark.jit_only
+def test_record_levels_do_not_change_the_result():
+    X, y = skd.load_breast_cancer(return_X_y=True)
+    trees = [Search(DPDTSolver(X, y, max_depth=3), record=level).run().tree for level in ("none", "summary", "full")]
+    assert same_tree(trees[0], trees[1]) and same_tree(trees[1], trees[2])
+
+
+@pytest.mark.jit_only
+def test_tables_grow_from_small_capacities():
+    X, y = skd.load_wine(return_X_y=True)
+    solver = DPDTSolver(X, y, max_depth=4, candidates=(6, 6, 3))
+    result = Search(solver, record="full").run()
+    assert solver.SI.shape[0] > 256 and result.stats["states"] > 256
+    assert result.tree.accuracy(X, y) == 1.0
+
+
+# ------------------------------------------------------------------------------------------------------------
+# regression, weights, boosting, the estimator
+# ------------------------------------------------------------------------------------------------------------
+
+def test_regression_matches_cart_and_the_oracle():
+    X, y = skd.load_diabetes(return_X_y=True)
+    cart = CARTRegressor(max_depth=3).fit(X, y)
+    greedy = DPDTRegressor(max_depth=3, candidates=(2,)).fit(X, y)
+    assert greedy.score(X, y) == pytest.approx(cart.score(X, y), rel=1e-12)
+    dpdt = DPDTRegressor(max_depth=3, candidates=(8, 3)).fit(X, y)
+    assert dpdt.score(X, y) > cart.score(X, y)
+    Xs, ys = X[::20, :3], y[::20]
+    exhaustive = DPDTRegressor(max_depth=2, generator="exhaustive").fit(Xs, ys)
+    sse = bruteforce.continuous_optimum(Xs, ys, 2, task="regression").value
+    assert exhaustive.tree_.squared_error(Xs, ys) == pytest.approx(sse, rel=1e-9)
+    path = exhaustive.regularisation_path()
+    assert path[0]["loss"] == pytest.approx(sse / len(ys), rel=1e-9) and path[-1]["tree"].splits == 0
+
+
+def test_integer_weights_are_repeated_rows():
+    X, y = skd.load_iris(return_X_y=True)
+    w = np.random.default_rng(1).integers(1, 4, len(y))
+    weighted = DPDTClassifier(max_depth=3, candidates=(6,)).fit(X, y, sample_weight=w.astype(float))
+    repeated = DPDTClassifier(max_depth=3, candidates=(6,)).fit(np.repeat(X, w, 0), np.repeat(y, w))
+    assert weighted.result_.objective == pytest.approx(repeated.result_.objective, abs=1e-12)
+    assert same_tree(weighted.tree_, repeated.tree_)
+
+
+@pytest.mark.jit_only
+def test_adaboost_and_gradient_boosting_with_dpdt_trees():
+    X, y = skd.load_breast_cancer(return_X_y=True)
+    ada = AdaBoostClassifier(estimator=DPDTClassifier(max_depth=2, candidates=(4,), record="none"), n_estimators=10,
+                             random_state=0).fit(X, y)
+    stump = AdaBoostClassifier(estimator=CARTClassifier(max_depth=2, record="none"), n_estimators=10,
+                               random_state=0).fit(X, y)
+    assert ada.score(X, y) > 0.97 and ada.score(X, y) >= stump.score(X, y) - 0.01
+    # gradient boosting on squared error: each DPDT regression tree fits the residuals
+    Xr, yr = skd.load_diabetes(return_X_y=True)
+    pred = np.full(len(yr), yr.mean())
+    losses = []
+    for _ in range(5):
+        tree = DPDTRegressor(max_depth=2, candidates=(4,), record="none").fit(Xr, yr - pred)
+        pred = pred + 0.5 * tree.predict(Xr)
+        losses.append(((yr - pred) ** 2).mean())
+    assert all(b < a for a, b in zip(losses, losses[1:]))
+
+
+@pytest.mark.jit_only
+def test_passes_the_scikit_learn_estimator_checks():
+    expected = {"check_sample_weight_equivalence_on_dense_data": "zero-weight rows still define thresholds"}
+    for est in (DPDTClassifier(max_depth=2, record="none"), DPDTRegressor(max_depth=2, record="none")):
+        check_estimator(est, expected_failed_checks=expected)
+
+
+def test_cli_and_registry(capsys):
+    out = solve("dpdt", "gen/dpdt-example", depth=2)
+    assert out["train_accuracy"] == 1.0 and out["status"] == "done" and out["operations"] > 0
+    assert cli_main(["solve", "dpdt", "gen/dpdt-example", "--depth", "2", "--alpha", "0.3", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["splits"] == 0 and printed["objective"] == pytest.approx(0.5)
+
+
+@pytest.mark.jit_only
+def test_time_limit_keeps_the_current_policy():
+    X, y = skd.load_digits(return_X_y=True)
+    est = DPDTClassifier(max_depth=5, candidates=(16, 8, 4), time_limit=0.01, record="none").fit(X, y)
+    assert est.result_.status == "time_limit"
+    assert est.tree_.dpdt_objective(X, y, 0) == pytest.approx(est.result_.upper_bound)
+    est.search_.run()
+    assert est.search_.status == "done"
+
+
+# ------------------------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params, error, match", [
+    ({"candidates": (8, 0)}, ValueError, "candidates"), ({"candidates": (-3,)}, ValueError, "candidates"),
+    ({"candidates": (2.5,)}, TypeError, "candidates"), ({"candidates": "8"}, TypeError, "candidates"),
+    ({"max_depth": 0}, ValueError, "max_depth"), ({"max_depth": 1.5}, TypeError, "max_depth"),
+    ({"alpha": -0.1}, ValueError, "alpha"), ({"alpha": float("nan")}, ValueError, "alpha"),
+    ({"alpha": float("inf")}, ValueError, "alpha"), ({"generator": "random"}, ValueError, "generator"),
+    ({"budget": "nodes"}, ValueError, "budget"), ({"criterion": "squared_error"}, ValueError, "criterion"),
+    ({"min_samples_leaf": 0}, ValueError, "min_samples_leaf"), ({"time_limit": 0}, ValueError, "time_limit")])
+def test_bad_parameters_get_a_clear_error(params, error, match):
+    with pytest.raises(error, match=match):
+        DPDTClassifier(**params).fit(np.eye(4), [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[0.0], [np.nan], [1.0]]), [0, 1, 0], "NaN"), (np.array([[0.0], [np.inf]]), [0, 1], "inf"),
+    (np.zeros((0, 2)), [], "0 sample")])
+def test_bad_data_gets_a_clear_error(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        DPDTClassifier().fit(X, y)
+    with pytest.raises(ValueError):
+        DPDTRegressor().fit(X, np.asarray(y, dtype=float))
+
+
+def test_bad_input_to_the_solver_and_weights():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="NaN"):
+        DPDTSolver(np.array([[np.nan], [1.0]]), [0, 1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        DPDTSolver(X, y, sample_weight=[1, 1, -1, 1])
+    with pytest.raises(ValueError):
+        DPDTClassifier().fit(X, y, sample_weight=[1, np.nan, 1, 1])
+    with pytest.raises(ValueError, match="task"):
+        DPDTSolver(X, y, task="ranking")
