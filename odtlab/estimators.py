@@ -128,6 +128,16 @@ class TreeEstimator(BaseEstimator):
         return self._new_search(X, y, sample_weight, record)
 
     # -- prediction and reporting ------------------------------------------------------------------
+    def get_depth(self):
+        """Depth of the fitted tree (as scikit-learn's trees report it)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def get_n_leaves(self):
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.leaves
+
     def _predict_index(self, X):
         check_is_fitted(self, "tree_")
         return self.tree_.predict_index(self._validate_X(X, reset=False))

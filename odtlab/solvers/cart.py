@@ -7,7 +7,6 @@ scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and 
 """
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils.validation import check_is_fitted
 
 from odtlab.core import cart as kernels
 from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
@@ -188,13 +187,6 @@ class _CARTParams(TreeEstimator):
         alphas, impurities = search.solver.pruning_path()
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
-    def get_depth(self):
-        check_is_fitted(self, "tree_")
-        return self.tree_.depth
-
-    def get_n_leaves(self):
-        check_is_fitted(self, "tree_")
-        return self.tree_.leaves
 
 
 class CARTClassifier(TreeClassifierMixin, _CARTParams):

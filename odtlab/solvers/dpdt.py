@@ -507,13 +507,6 @@ class _DPDTParams(TreeEstimator):
                          "depth": tree.depth, "tree": tree})
         return pd.DataFrame(rows)
 
-    def get_depth(self):
-        check_is_fitted(self, "tree_")
-        return self.tree_.depth
-
-    def get_n_leaves(self):
-        check_is_fitted(self, "tree_")
-        return self.tree_.leaves
 
 
 class DPDTClassifier(TreeClassifierMixin, _DPDTParams):

@@ -383,11 +383,6 @@ class _QuantBnBParams(TreeEstimator):
         solver = self._make_solver(X, y, sample_weight)
         return Search(solver, record=record)
 
-    def get_depth(self):
-        return self.tree_.depth
-
-    def get_n_leaves(self):
-        return self.tree_.leaves
 
 
 class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
