@@ -25,6 +25,16 @@ def shared_data():
 
 
 @pytest.fixture
+def picture_folders(tmp_path):
+    """Where a test saves its PNGs: tmp_path, and docs/img too when ODTLAB_DOCS_IMG names that folder."""
+    folders = [tmp_path]
+    if os.environ.get("ODTLAB_DOCS_IMG"):
+        folders.append(Path(os.environ["ODTLAB_DOCS_IMG"]))
+        folders[-1].mkdir(parents=True, exist_ok=True)
+    return folders
+
+
+@pytest.fixture
 def isolated_cache(monkeypatch, tmp_path):
     """Keep a test away from the user's data cache and mirror settings."""
     monkeypatch.setenv("ODTLAB_CACHE", str(tmp_path / "cache"))

@@ -108,14 +108,6 @@ def _start_server(app, root, port, token):
     raise AssertionError("the Jupyter server did not start:\n" + (root / "server.log").read_text()[-3000:])
 
 
-def _pictures(tmp_path):
-    out = [tmp_path]
-    if os.environ.get("ODTLAB_DOCS_IMG"):
-        out.append(Path(os.environ["ODTLAB_DOCS_IMG"]))
-        out[-1].mkdir(parents=True, exist_ok=True)
-    return out
-
-
 def _first_difference(a, b):
     i = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     return f"first difference at {i}:\n{a[max(0, i - 100):i + 100]}\n{b[max(0, i - 100):i + 100]}"
@@ -206,7 +198,7 @@ def browser(tmp_path_factory):
 
 @pytest.mark.jit_only  # measures no kernel code: left out of the NUMBA_DISABLE_JIT coverage run
 @pytest.mark.parametrize("app, route", APPS)
-def test_player_steps_in_a_real_browser(app, route, server, browser, tmp_path):
+def test_player_steps_in_a_real_browser(app, route, server, browser, tmp_path, picture_folders):
     root, port, token = server
     name = f"player_{app}.ipynb"
     _write_notebook(root / name)
@@ -241,7 +233,7 @@ def test_player_steps_in_a_real_browser(app, route, server, browser, tmp_path):
         page.keyboard.press("Escape")
         page.wait_for_timeout(300)
         player = page.locator(".odtlab-player")
-        for folder in _pictures(tmp_path):
+        for folder in picture_folders:
             player.screenshot(path=str(folder / f"player_{app}.png"))
         assert (tmp_path / f"player_{app}.png").stat().st_size > 10_000
     except Exception:
@@ -271,7 +263,7 @@ def _need_js():
 
 
 @pytest.mark.jit_only  # measures no kernel code: left out of the NUMBA_DISABLE_JIT coverage run
-def test_static_export_steps_with_no_kernel(browser, tmp_path):
+def test_static_export_steps_with_no_kernel(browser, tmp_path, picture_folders):
     """player.to_html(): the page steps through its precomputed frames in the browser alone (the CDN
     scripts are served from the local copies; the page's integrity hashes pin the CDN's minified build,
     so they are dropped for the local files)."""
@@ -313,7 +305,7 @@ def test_static_export_steps_with_no_kernel(browser, tmp_path):
         assert "Split" in page.evaluate(shown)[0]
         page.locator(".odtlab-static-player .widget-play button").first.click()  # Play
         page.wait_for_function(f"() => ({shown})().some(t => t.includes('search finished'))", timeout=15_000)
-        for folder in _pictures(tmp_path):
+        for folder in picture_folders:
             page.locator(".odtlab-static-player").screenshot(path=str(folder / "static_player.png"))
     finally:
         page.close()

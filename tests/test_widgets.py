@@ -5,7 +5,6 @@ same number of iterations), never from the widgets themselves. PNG renders of ev
 a temporary folder (and to $ODTLAB_DOCS_IMG, e.g. docs/img, when set).
 """
 import json
-import os
 import re
 from pathlib import Path
 
@@ -345,19 +344,11 @@ def write_png(svg, path):
         assert colours is not None and len(colours) > 4  # a drawing, not a blank page
 
 
-def picture_folders(tmp_path):
-    folders = [tmp_path]
-    if os.environ.get("ODTLAB_DOCS_IMG"):
-        folders.append(Path(os.environ["ODTLAB_DOCS_IMG"]))
-        folders[-1].mkdir(parents=True, exist_ok=True)
-    return folders
-
-
-def test_every_drawing_view_renders_to_png(iris_named, tmp_path):
+def test_every_drawing_view_renders_to_png(iris_named, picture_folders):
     player = explore(CARTClassifier(max_depth=3), *iris_named)
     player.goto(6)
     frame = player.frame
-    for folder in picture_folders(tmp_path):
+    for folder in picture_folders:
         write_png(TreeView().svg(frame), folder / "cart_tree.png")
         write_png(BoundPlot().svg(frame), folder / "cart_bounds.png")
         write_png(CARTPanel().svg(frame), folder / "cart_panel.png")
@@ -549,7 +540,7 @@ def test_dpdt_mdp_and_q_values(iris):
     assert upper_of(view_of(player, BoundPlot).value) == pytest.approx(player.search.solver.bounds()[1])
 
 
-def test_every_algorithm_view_renders_to_png(iris_named, binary_data, tmp_path):
+def test_every_algorithm_view_renders_to_png(iris_named, binary_data, picture_folders):
     """The demo pictures of docs/img: one frame of every algorithm, every drawing view."""
     from odtlab.solvers.branches import BranchesClassifier
     from odtlab.solvers.dpdt import DPDTClassifier
@@ -575,5 +566,5 @@ def test_every_algorithm_view_renders_to_png(iris_named, binary_data, tmp_path):
                 continue
             label = {"TreeView": "tree", "BoundPlot": "bounds", "SearchGraphView": "graph"}.get(
                 type(view).__name__, "panel")
-            for folder in picture_folders(tmp_path):
+            for folder in picture_folders:
                 write_png(svg, folder / f"{name}_{label}.png")
