@@ -27,12 +27,16 @@ class Solver:
     Subclasses set ``name``, ``sense`` ("min" or "max": the direction of the objective) and
     ``events_per_iteration`` (an upper bound on the records one iteration writes at level full),
     and implement the methods below. All search state lives in numpy arrays held by the solver.
+    ``first_chunk`` is the iteration budget of the first kernel call of :meth:`Search.run` (later calls
+    adapt to take 20-100 ms): a solver whose iterations take microseconds sets it larger, so that a small
+    problem is solved in one call rather than paying the call overhead several times.
     """
 
     name = "solver"
     sense = "min"
     exact = True  # True when a finished search certifies optimality (False for CART, DPDT)
     events_per_iteration = 64
+    first_chunk = 16
 
     def kernel(self, level):
         """The compiled kernel for a record level (``core.LEVEL_*``)."""
@@ -43,8 +47,11 @@ class Solver:
         raise NotImplementedError
 
     def grow(self):
-        """Enlarge the array the kernel reported as full (after ``STATUS_GROW``)."""
+        """Enlarge the array the kernel reported as full (after ``STATUS_GROW``). ``memory_limit`` holds
+        the limit of the current :meth:`Search.run` (bytes, or None); a solver may grow by less to fit it."""
         raise NotImplementedError
+
+    memory_limit = None
 
     def bounds(self):
         """``(lower, upper)``: certified bounds on the optimal objective, in the objective's units."""
@@ -157,7 +164,7 @@ class Search:
         self._seconds = 0.0
         self._peak_bytes = 0
         self._status = "running"
-        self._chunk_iterations = 16
+        self._chunk_iterations = max(int(getattr(solver, "first_chunk", 16)), 1)
         self._note_bounds()
 
     # -- internals ---------------------------------------------------------------------------
@@ -177,6 +184,7 @@ class Search:
             parts.append(self._buffer[:n].copy())
             if status != core.STATUS_GROW:
                 break
+            self.solver.memory_limit = memory_limit
             self.solver.grow()
             if memory_limit is not None and self.solver.nbytes() > memory_limit:
                 status = None

@@ -53,9 +53,11 @@ class Tree:
             f"x{j}" for j in range(self.n_features)]
         m = self.split.shape[0]
         self.parent = np.full(m, -1, dtype=np.int64)
-        for v in range(m):
-            for c in self._kids(v):
-                self.parent[c] = v
+        total = int(self.n_children.sum())
+        if total:  # children[child_start[v]:child_start[v] + n_children[v]] have parent v
+            offset = np.cumsum(self.n_children) - self.n_children
+            pos = np.repeat(self.child_start - offset, self.n_children) + np.arange(total)
+            self.parent[self.children[pos]] = np.repeat(np.arange(m), self.n_children)
         self.value = None  # per node: class counts (classification) or target means (regression)
         self.n_samples = None  # per node: weighted training rows reaching it
         self.prediction = None  # per node: class index or target vector
@@ -128,17 +130,12 @@ class Tree:
         return self
 
     def _predictions(self):
-        m = self.split.shape[0]
         if self.task == "classification":
-            pred = np.zeros(m, dtype=np.int64)
+            pred = np.argmax(self.value, axis=1)  # the lowest class index on ties
         else:
-            pred = np.zeros((m, self.value.shape[1]))
-        for v in range(m):  # parents come before children in node order
-            p = self.parent[v]
-            if self.n_samples[v] > 0 or p < 0:
-                pred[v] = np.argmax(self.value[v]) if self.task == "classification" else np.nan_to_num(self.value[v])
-            else:
-                pred[v] = pred[p]
+            pred = np.nan_to_num(self.value)
+        for v in np.flatnonzero((self.n_samples <= 0) & (self.parent >= 0)):  # parents come before children
+            pred[v] = pred[self.parent[v]]
         return pred
 
     def _arrays(self):

@@ -224,6 +224,29 @@ def test_full_events_follow_the_brief_and_describe_prints_branch_keys():
     assert set(summary.trace()["event"]) == {"Init", "IterationEnd", "Terminated"}
 
 
+def test_iteration_k_is_the_k_th_iteration_in_every_event():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(40, 3))
+    y = (X[:, 0] == X[:, 1]).astype(int)
+    search = Search(BranchesSolver(X, y, lam=0.01), record="full")
+    result = search.run()
+    frame = search.trace()
+    n = result.stats["iterations"]
+    assert frame["iteration"].iloc[0] == 0 and frame["event"].iloc[0] == "Init"
+    starts = frame.index[frame["event"] == "IterationStart"]
+    assert frame.loc[starts, "iteration"].tolist() == list(range(1, n + 1))
+    # every event from an IterationStart to its IterationEnd carries the same iteration number
+    body = frame.iloc[starts[0]:]
+    block = (body["event"] == "IterationStart").cumsum()
+    assert (body["iteration"] == block).all()
+    assert frame["iteration"].iloc[-1] == n and frame["event"].iloc[-1] == "Terminated"
+    from odtlab.events import decode_all
+    captions = [search.describe(e) for e in decode_all(search.events())
+                if e.name in ("IterationStart", "IterationEnd")]
+    assert captions[0].startswith("Iteration 1:") and captions[1].startswith("After iteration 1:")
+    assert search.solver.iterations == n
+
+
 def test_record_levels_and_buffer_sizes_do_not_change_the_search():
     rng = np.random.default_rng(1)
     X = rng.integers(0, 3, size=(50, 4))
@@ -281,6 +304,62 @@ def test_memory_limit_stops_with_a_valid_incumbent(shared_data):
     assert res.status == "memory_limit"
     assert res.tree.branches_objective(d.X, d.y, 0.01) == pytest.approx(res.objective)
     assert res.lower_bound <= 0.8527 <= res.upper_bound
+
+
+def test_growth_under_a_memory_limit_uses_the_memory_it_is_given():
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(60, 14))
+    y = rng.integers(0, 3, size=60)
+    solver = BranchesSolver(X, y, lam=0.001, capacity=64)
+    search = Search(solver)
+    limit = 2_000_000
+    res = search.run(memory_limit=limit)
+    assert res.status == "memory_limit"
+    # doubling would stop with about half of the limit used; growing by what fits stops close to it
+    assert 0.75 * limit < solver.nbytes() <= 1.15 * limit
+    used = solver.CN[kernels.C_RECS] * solver.RC.shape[1] * 8
+    assert used > 0.5 * limit
+    assert res.tree.branches_objective(X, y, 0.001) == pytest.approx(res.objective)
+
+
+def test_fast_input_path_matches_scikit_learns():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 3, size=(80, 4))
+    labels = np.array([-3, 7, 12])
+    y = labels[(X[:, 0] + X[:, 1] * (X[:, 2] > 0)) % 3]
+    fast = BranchesClassifier(lam=0.01).fit(X.astype(np.int32), y)  # integer arrays: the fast path
+    slow = BranchesClassifier(lam=0.01).fit(X.astype(float), y)  # float codes: scikit-learn's path
+    assert fast.classes_.tolist() == labels.tolist() and fast.classes_.dtype == y.dtype
+    assert slow.classes_.tolist() == labels.tolist()
+    assert fast.n_features_in_ == slow.n_features_in_ == 4
+    assert fast.tree_.to_text() == slow.tree_.to_text()
+    assert np.array_equal(fast.tree_.value, slow.tree_.value)
+    assert np.array_equal(fast.tree_.prediction, slow.tree_.prediction)
+    ref = Tree(fast.tree_.split, fast.tree_.feature, fast.tree_.threshold, fast.tree_.child_start,
+               fast.tree_.n_children, fast.tree_.children, 4, classes=fast.classes_).fit_leaves(
+        X, np.searchsorted(labels, y))
+    assert np.array_equal(fast.tree_.value, ref.value) and np.array_equal(fast.tree_.prediction, ref.prediction)
+    assert fast.predict(X).tolist() == slow.predict(X).tolist()
+    # a DataFrame fit leaves feature names; an array fit afterwards removes them, as validate_data does
+    est = BranchesClassifier(lam=0.01).fit(pd.DataFrame(X, columns=list("abcd")), y)
+    assert list(est.feature_names_in_) == list("abcd")
+    est.fit(X, y)
+    assert not hasattr(est, "feature_names_in_")
+    # the caller's arrays are copied: changing them does not change a resumed search
+    X2, y2 = X.copy(), y.copy()
+    est = BranchesClassifier(lam=0.01).fit(X2, y2)
+    X2[:] = 0
+    y2[:] = labels[0]
+    assert est.search_.solver.X.max() > 0 and len(np.unique(est.search_.solver.y)) == 3
+    # what the fast path would reject goes to scikit-learn's checks and errors
+    with pytest.raises(ValueError, match="one class"):
+        BranchesClassifier().fit(X, np.zeros(80, dtype=int))
+    with pytest.raises(ValueError, match="negative"):
+        BranchesClassifier().fit(X - 1, y)
+    with pytest.raises(ValueError):
+        BranchesClassifier().fit(X[:0], y[:0])
+    with pytest.raises(ValueError):
+        BranchesClassifier().fit(X, y[:-1])
 
 
 def test_fitted_estimator_pickles_and_unfitted_one_refuses_to_predict():

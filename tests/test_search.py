@@ -150,3 +150,33 @@ def test_event_decoding_names_the_payload():
 def test_event_codes_cannot_be_reused():
     with pytest.raises(ValueError, match="already"):
         ev.register_kind(core.CART_SPLIT, "SomethingElse", "other")
+
+
+def _every_algorithm():
+    from odtlab.solvers.branches import BranchesClassifier
+    from odtlab.solvers.cart import CARTClassifier
+    from odtlab.solvers.dpdt import DPDTClassifier
+    from odtlab.solvers.murtree import MurTreeClassifier
+    from odtlab.solvers.quantbnb import QuantBnBClassifier
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(40, 3))
+    binary = rng.integers(0, 2, size=(40, 4))
+    real = rng.normal(size=(40, 3))
+    y = (codes[:, 0] + binary[:, 1] + (real[:, 2] > 0)) % 2
+    return [(CARTClassifier(max_depth=3), real, y), (BranchesClassifier(lam=0.02), codes, y),
+            (MurTreeClassifier(max_depth=3), binary, y), (QuantBnBClassifier(max_depth=2), real, y),
+            (QuantBnBClassifier(max_depth=3), real, y), (DPDTClassifier(max_depth=3), real, y)]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_every_algorithm_numbers_iterations_from_one(case):
+    """One convention for captions and plots: SearchStarted (Init) carries 0, the k-th iteration's events carry k,
+    Terminated carries the number of iterations done."""
+    estimator, X, y = _every_algorithm()[case]
+    search = estimator.search(X, y, record="full")
+    events = list(search.steps())
+    its = [e.iteration for e in events]
+    assert events[0].name in ("SearchStarted", "Init") and its[0] == 0  # Init: Branches' name (brief §6.2)
+    assert its == sorted(its) and its[1] == 1
+    assert events[-1].name == "Terminated" and its[-1] == search.result().stats["iterations"] == max(its)

@@ -163,7 +163,7 @@ events = list(search.steps())
 # %%
 # NBVAL_CHECK_OUTPUT
 for e in events:
-    if e.name == "IterationStart" and e.iteration == 2:
+    if e.name == "IterationStart" and e.iteration == 3:
         break
     print(f"{e.name:16} {search.describe(e)}")
 
@@ -248,7 +248,7 @@ print({k: result.stats[k] for k in ["evaluations", "memo_size", "expanded", "laz
 assert 10 * result.stats["memo_size"] < np.prod(C + 1)  # a small fraction of all branches
 lazy = [e for e in monk_events if e.name == "Selection" and e.leaf_complete]
 assert len(lazy) == result.stats["lazy_iterations"]
-print("first lazy completion:", f"iteration {lazy[0].iteration + 1}:", monk_search.describe(lazy[0]))
+print("first lazy completion:", f"iteration {lazy[0].iteration}:", monk_search.describe(lazy[0]))
 assert result.objective == float(branches_optimum(X, y, lam, n_categories=C).value)
 
 # %%

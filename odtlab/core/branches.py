@@ -48,7 +48,10 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   binary max-heap order in place, so the best split is always the branch's first record (ties: pitfall 3).
 * ``CN`` (int64): counters, so the search resumes exactly between calls.
 """
+import numba
 import numpy as np
+from numba import types
+from numba.extending import intrinsic
 
 from odtlab.core._jit import njit
 from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE,
@@ -101,17 +104,76 @@ EV_TERMINATED = 76
 _M30 = (1 << 30) - 1
 
 
-def events_per_iteration(n_categories, splittable, max_depth):
+def events_per_iteration(n_categories, max_depth):
     """An upper bound on the records one iteration writes at level full: the selection steps with their
-    candidates, one expansion with every child and split, and the backpropagation of the whole path."""
-    C = np.asarray(n_categories, dtype=np.int64)[np.asarray(splittable, dtype=bool)]
-    q = int(C.size)
-    cmax = int(C.max()) if q else 1
-    path = q if max_depth is None or max_depth < 0 else min(q, int(max_depth))
+    candidates, one expansion with every child and split, and the backpropagation of the whole path.
+    Features with one category are never split on; ``max_depth`` < 0: no limit."""
+    C = np.asarray(n_categories, dtype=np.int64)
+    return int(_events_per_iteration(C, int(-1 if max_depth is None else max_depth)))
+
+
+@njit
+def _events_per_iteration(C, max_depth):
+    q = 0
+    cmax = 1
+    total = 0
+    for i in range(C.shape[0]):
+        if C[i] >= 2:
+            q += 1
+            total += C[i]
+            if C[i] > cmax:
+                cmax = C[i]
+    path = q if max_depth < 0 else min(q, max_depth)
     selection = path * (1 + cmax) + 1  # SelectStep + SelectCandidate per open child, Selection
-    expansion = 2 * int(C.sum()) + q + 2  # ChildEvaluated (+ NodeCompleted) per child, SplitScored, Expansion
+    expansion = 2 * total + q + 2  # ChildEvaluated (+ NodeCompleted) per child, SplitScored, Expansion
     backprop = path * (2 + cmax)  # BackpropStep + NodeCompleted + ChildClosed per child
     return 4 + selection + expansion + backprop
+
+
+@njit
+def prepare(X, y, C, K, max_depth):
+    """The search's read-only inputs from int64 codes X (n x q), class codes y and C, in one pass:
+    ``(Xt, y32, BITS, YB, RADIX, WORD, W, events_per_iteration)``. ``Xt`` is X feature-major as int32,
+    ``BITS[i, j]`` the row bitset of X_i = j and ``YB[k]`` the one of class k (row r at bit r % 64 of word
+    r // 64). RADIX and WORD give the mixed-radix key (brief §2.4): feature i adds (j + 1) * RADIX[i] to
+    word WORD[i] (-1 for a feature with one category, never split on); a new word starts before the radix
+    product reaches 2**62, so W = number of words."""
+    n, q = X.shape
+    cmax = 1
+    for i in range(q):
+        if C[i] > cmax:
+            cmax = C[i]
+    nw = (n + 63) // 64
+    Xt = np.empty((q, n), np.int32)
+    y32 = np.empty(n, np.int32)
+    BITS = np.zeros((q, cmax, nw), np.uint64)
+    YB = np.zeros((K, nw), np.uint64)
+    for r in range(n):
+        w = r >> 6
+        b = np.uint64(1) << np.uint64(r & 63)
+        k = y[r]
+        y32[r] = k
+        YB[k, w] |= b
+        for i in range(q):
+            c = X[r, i]
+            Xt[i, r] = c
+            BITS[i, c, w] |= b
+    RADIX = np.ones(q, np.int64)
+    WORD = np.full(q, -1, np.int64)
+    w = 0
+    prod = 1
+    limit = (1 << 62) - 1
+    for i in range(q):
+        if C[i] < 2:
+            continue
+        base = C[i] + 1
+        if prod > limit // base:  # prod * base would reach 2**62
+            w += 1
+            prod = 1
+        RADIX[i] = prod
+        WORD[i] = w
+        prod *= base
+    return Xt, y32, BITS, YB, RADIX, WORD, w + 1, _events_per_iteration(C, max_depth)
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -255,9 +317,8 @@ def refresh(ND, NC, RC, v):
 # branches
 # ------------------------------------------------------------------------------------------------------------
 
-@njit(inline="always")
-def popcount(x):
-    """Number of set bits of a uint64 (SWAR, no multiplication, so it also runs without JIT)."""
+def _popcount_swar(x):
+    """Number of set bits of a uint64 (SWAR, no multiplication): the plain-Python version."""
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -265,6 +326,27 @@ def popcount(x):
     x = x + (x >> np.uint64(16))
     x = x + (x >> np.uint64(32))
     return np.int64(x & np.uint64(0x7F))
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM's ctpop (one POPCNT instruction where the CPU has it) of an unsigned 64-bit integer."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(x), codegen
+
+
+if numba.config.DISABLE_JIT:  # the coverage run: intrinsics only exist compiled
+    popcount = _popcount_swar
+else:
+    @njit(inline="always")
+    def popcount(x):
+        """Number of set bits of a uint64."""
+        return _ctpop(x)
 
 
 @njit
@@ -414,6 +496,10 @@ def make_kernel(level):
     ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
     changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
     selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
+
+    Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
+    IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``CN[C_ITER]`` is k once it is
+    over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
     """
 
     @njit
@@ -460,6 +546,7 @@ def make_kernel(level):
         used = np.zeros(q, np.bool_)
         nw = YB.shape[1]
         RB = np.empty(nw, np.uint64)
+        RBY = np.empty((K, nw), np.uint64)
         pk = np.zeros(K, np.int64)
 
         done_it = 0
@@ -467,7 +554,7 @@ def make_kernel(level):
             if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
                 return k, STATUS_BUFFER
             k_start = k
-            it = CN[C_ITER]
+            it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
             if level >= LEVEL_FULL:
                 k = emit(events, k, it, EV_ITERATION_START, 0, 0, root, -1, -1, 0.0, ND[root, D_R] * scale,
                          ND[root, D_G] * scale, CN[C_NODES], CN[C_EVALS], CN[C_EXPANDED],
@@ -553,10 +640,11 @@ def make_kernel(level):
                 for t in range(plen):
                     for w in range(nw):
                         RB[w] &= BITS[test_f[t], test_c[t], w]
-                for kk in range(K):
+                for kk in range(K):  # class counts of the branch; RBY[k]: its rows of class k
                     pk[kk] = 0
                     for w in range(nw):
-                        pk[kk] += popcount(RB[w] & YB[kk, w])
+                        RBY[kk, w] = RB[w] & YB[kk, w]
+                        pk[kk] += popcount(RBY[kk, w])
                 if inline >= 0:  # store the selected branch in the memo and link its expanded parents
                     s = RC[inline, R_KIDS + test_c[plen - 1]]
                     pred = 0
@@ -610,7 +698,7 @@ def make_kernel(level):
                             for kk in range(K - 1):
                                 s_jk = 0
                                 for w in range(nw):
-                                    s_jk += popcount(RB[w] & BITS[i, j, w] & YB[kk, w])
+                                    s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
                                 ccnt[j * K + kk] = s_jk
                                 tot -= s_jk
                             ccnt[j * K + K - 1] = tot
@@ -767,15 +855,15 @@ def make_kernel(level):
                                  rec_feature(RC, r) if reason == REASON_SPLIT else -1, 0.0, ND[v, D_R] * scale,
                                  ND[v, D_G] * scale, reason, 0, 0, 0.0, 0.0)
 
-            CN[C_ITER] = it + 1
+            CN[C_ITER] = it
             done_it += 1
             finished = (ND[root, D_FLAGS] & F_COMPLETE) != 0
             if level >= LEVEL_SUMMARY:
-                k = emit(events, k, it + 1, EV_ITERATION_END, 0, (1 if finished else 0) | (0 if lazy else 2),
+                k = emit(events, k, it, EV_ITERATION_END, 0, (1 if finished else 0) | (0 if lazy else 2),
                          root, -1, -1, 0.0, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_NODES],
                          CN[C_EVALS], CN[C_EXPANDED], (ND[root, D_R] - ND[root, D_G]) * scale, 0.0)
                 if finished:
-                    k = emit(events, k, it + 1, EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
+                    k = emit(events, k, it, EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
                              ND[root, D_R] * scale, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_ITER],
                              CN[C_EVALS], CN[C_NODES], 0.0, CN[C_EXPANDED] * 1.0)
             if finished:
@@ -838,3 +926,18 @@ def _grow_copy(a, cap):
     out = np.empty(cap, a.dtype)
     out[:a.shape[0]] = a
     return out
+
+
+@njit
+def node_counts(Xt, y, feature, first, K):
+    """Class counts of the training rows reaching each node of a tree in :func:`incumbent_tree`'s form
+    (as float64, what :meth:`odtlab.tree.Tree.set_node_values` takes): each row is routed from the root."""
+    counts = np.zeros((feature.shape[0], K), np.float64)
+    for r in range(y.shape[0]):
+        k = y[r]
+        t = 0
+        counts[0, k] += 1.0
+        while feature[t] >= 0:
+            t = first[t] + Xt[feature[t], r]
+            counts[t, k] += 1.0
+    return counts

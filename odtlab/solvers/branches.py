@@ -15,14 +15,9 @@ Ties are broken with exact integers (lambda = p / D, values in units of 1 / (n *
 can differ a little from a float implementation, whose rounding noise breaks some exact ties (monk1-o: 76
 iterations exact, 65-67 with floats; the optima are the same).
 
-Statistics (``Result.stats``): ``iterations`` (Selection + Expansion + Backpropagation, lazy-completion
-iterations included, brief pitfall 5), ``evaluations`` (H computed from the data: the root and every child
-of an expansion that is not an expanded branch of the memo; a child reached from two parents before it is
-expanded counts twice, as in the per-expansion count of Thm 5.2), ``memo_size`` (stored branches: the root
-and every expanded branch), ``expanded``, ``lazy_iterations`` (Selection ended on a branch completed through
-another parent), ``root_G`` (the paper's G(Omega); the lower bound is the incumbent tree's exact value,
-which can exceed it when a memo branch shared by two parents improved through the other one), and
-``peak_memory`` from the driver.
+Statistics (``Result.stats``, see :meth:`BranchesSolver.stats`): ``iterations``, ``evaluations`` (the
+root and every child evaluation of every expansion, re-evaluations included), ``memo_size``, ``expanded``,
+``lazy_iterations``, ``root_G``, and ``seconds`` / ``peak_memory`` from the driver.
 
 Events (brief §6.2; one record each, lists as one event per element): Init, IterationStart, SelectStep
 (+ SelectCandidate per open child), Selection (the path is the iteration's SelectStep nodes), ChildEvaluated,
@@ -32,6 +27,7 @@ completes; a search stopped by a limit ends without it and its final state is ``
 :meth:`BranchesSolver.describe` captions them with printable branch keys such as ``x3=1 ∧ x5=0``.
 """
 from fractions import Fraction
+import math
 import numbers
 
 import numpy as np
@@ -147,6 +143,21 @@ _KERNELS = {}
 
 
 def _check_lambda(lam, max_depth):
+    """(p, D) with lam = p / D exactly, after the checks (remembered per (lam, max_depth): the decimal
+    parsing costs a few microseconds, which a fit on monk1-o notices)."""
+    cacheable = type(lam) in (int, float, str, Fraction)  # not bool, which equals 0 / 1 as a key
+    if cacheable and (lam, max_depth is None) in _LAMBDAS:
+        return _LAMBDAS[lam, max_depth is None]
+    ratio = _parse_lambda(lam, max_depth)
+    if cacheable and len(_LAMBDAS) < 1024:
+        _LAMBDAS[lam, max_depth is None] = ratio
+    return ratio
+
+
+_LAMBDAS = {}
+
+
+def _parse_lambda(lam, max_depth):
     if isinstance(lam, bool) or not isinstance(lam, (numbers.Real, str)):
         raise TypeError(f"lam must be a number, got {lam!r}")
     try:
@@ -171,6 +182,24 @@ def _check_depth(max_depth):
     return int(max_depth)
 
 
+def _check_arrays(X, y, n_categories, n_classes):
+    """Validated (int64 codes, int64 class codes, C per feature, K) for :class:`BranchesSolver`."""
+    X = encoders.check_codes(X, n_categories)
+    n = X.shape[0]
+    if n == 0:
+        raise ValueError("Branches needs at least one training row")
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer) or (y < 0).any():
+        raise ValueError("y must hold class codes 0..K-1 (the estimator encodes labels)")
+    K = int(n_classes) if n_classes is not None else int(y.max()) + 1
+    if y.max() >= K:
+        raise ValueError(f"y holds class {int(y.max())} but n_classes = {K}")
+    C = X.max(axis=0) + 1 if n_categories is None else np.asarray(n_categories, dtype=np.int64)
+    return X, y.astype(np.int64), C.astype(np.int64), K
+
+
 class BranchesSolver(Solver):
     """State of one Branches search (see :mod:`odtlab.core.branches` for the arrays).
 
@@ -184,31 +213,25 @@ class BranchesSolver(Solver):
     name = "branches"
     sense = "max"
     exact = True
+    first_chunk = 256  # an iteration takes ~1 us on monk1-o, ~0.1 ms on the hard one-hot sets
 
     def __init__(self, X, y, lam=0.01, max_depth=None, n_categories=None, n_classes=None, child_rule="min_G",
-                 tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024):
+                 tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024,
+                 check_input=True):
         depth = _check_depth(max_depth)
         p, den = _check_lambda(lam, max_depth)
         if child_rule not in CHILD_RULES:
             raise ValueError(f"child_rule must be one of {sorted(CHILD_RULES)}, got {child_rule!r}")
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {tie_break!r}")
-        X = encoders.check_codes(X, n_categories)
+        if check_input:
+            X, y, C, K = _check_arrays(X, y, n_categories, n_classes)
+        else:  # the estimator validated them: int64 codes, class codes, C and K given
+            C, K = n_categories, int(n_classes)
         n, q = X.shape
-        if n == 0:
-            raise ValueError("Branches needs at least one training row")
-        y = np.asarray(y)
-        if y.shape != (n,):
-            raise ValueError(f"y must have shape ({n},), got {y.shape}")
-        if not np.issubdtype(y.dtype, np.integer) or (y < 0).any():
-            raise ValueError("y must hold class codes 0..K-1 (the estimator encodes labels)")
-        K = int(n_classes) if n_classes is not None else int(y.max()) + 1
-        if y.max() >= K:
-            raise ValueError(f"y holds class {int(y.max())} but n_classes = {K}")
-        C = X.max(axis=0) + 1 if n_categories is None else np.asarray(n_categories, dtype=np.int64)
         self.X = X
-        self.y = y.astype(np.int64)
-        self.n_categories = C.astype(np.int64)
+        self.y = y
+        self.n_categories = C
         self.lam = Fraction(p, den)
         self.max_depth = max_depth
         self.child_rule = child_rule
@@ -218,37 +241,18 @@ class BranchesSolver(Solver):
         self.classes = classes
         self.category_names = category_names
 
-        splittable = self.n_categories >= 2
-        radix = np.ones(q, dtype=np.int64)
-        word = np.full(q, -1, dtype=np.int64)
-        w, prod = 0, 1
-        for i in np.flatnonzero(splittable):  # mixed-radix key, brief §2.4; a new word past 62 bits
-            base = int(self.n_categories[i]) + 1
-            if prod * base >= 1 << 62:
-                w, prod = w + 1, 1
-            radix[i], word[i] = prod, w
-            prod *= base
-        W = w + 1
-        self.key_words = W
-        self.events_per_iteration = kernels.events_per_iteration(self.n_categories, splittable, depth)
-        cmax = int(self.n_categories.max()) if q else 1
-        self.PA = np.zeros(kernels.N_PARAMS, dtype=np.int64)
-        self.PA[[kernels.P_N, kernels.P_Q, kernels.P_K, kernels.P_LAM, kernels.P_DEN, kernels.P_MAXDEPTH,
-                 kernels.P_RULE, kernels.P_TIE, kernels.P_W, kernels.P_CMAX, kernels.P_EPI]] = [
-            n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break], W, max(cmax, 1),
-            self.events_per_iteration]
         if n > kernels.MAX_ROWS:
             raise ValueError(f"Branches handles at most {kernels.MAX_ROWS} rows, got {n}")
         if den * n >= 1 << 62:
             raise ValueError(f"n * denominator of lam ({n} * {den}) is too large for exact int64 values")
-        self.Xt = np.ascontiguousarray(X.T, dtype=np.int32)
-        self.y32 = self.y.astype(np.int32)
-        # row bitsets: BITS[i, j] of X_i = j, YB[k] of class k (bit r of word r // 64)
-        self.BITS = _bitsets(self.Xt[:, None, :] == np.arange(max(cmax, 1))[None, :, None])
-        self.YB = _bitsets(self.y[None, :] == np.arange(K)[:, None])
-        self.CAT = self.n_categories.copy()
-        self.RADIX = radix
-        self.WORD = word
+        (self.Xt, self.y32, self.BITS, self.YB, self.RADIX, self.WORD, W,
+         epi) = kernels.prepare(X, y, C, K, depth)
+        self.key_words = W
+        self.events_per_iteration = epi
+        cmax = self.BITS.shape[1]
+        self.PA = np.array([n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break], W, cmax,
+                            epi], dtype=np.int64)  # P_N .. P_EPI
+        self.CAT = C.copy()
         self.CN = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
         cap = max(int(capacity), 2)
         self.ND = _aligned_zeros((cap, kernels.ND_COLS), np.int64)
@@ -256,7 +260,8 @@ class BranchesSolver(Solver):
         self.KEYS = np.zeros((cap, W), dtype=np.int64)
         self.TABLE = np.full((_pow2(2 * cap), 2), -1, dtype=np.int64)
         self.OCC = np.zeros(max(self.TABLE.shape[0] // 64, 1), dtype=np.uint64)
-        self.RC = _aligned_zeros((max(cap, q), kernels.R_KIDS + max(cmax, 1)), np.int64)
+        # an expanded branch holds one record per unused feature: about q / 2 on average
+        self.RC = _aligned_zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), np.int64)
         kernels.init_root(self.y32, self.PA, self.WORD, self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC)
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
@@ -274,11 +279,21 @@ class BranchesSolver(Solver):
         return int(k), int(status)
 
     def grow(self):
-        """Enlarge what the kernel asked for (x4 below 2**20 rows, then x2); a larger memo table is rebuilt."""
+        """Enlarge what the kernel asked for (x4 below 2**20 rows, then x2); a larger memo table is rebuilt.
+
+        Under a memory limit (``memory_limit``, bytes, set by :class:`~odtlab.search.Search`) an array
+        grows by less when doubling would pass the limit: by what fits, and by at least an eighth, so the
+        search uses the memory it is given instead of stopping at half of it."""
         what = int(self.CN[kernels.C_GROW])
         if what & kernels.GROW_NODES:
             need = int(self.CN[kernels.C_NEED_NODES])
-            cap = _grown(self.ND.shape[0], need)
+            W = self.KEYS.shape[1]
+
+            def node_bytes(c):
+                size = _pow2(2 * c)
+                return c * (8 * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * W) + 16 * size + max(size // 64, 1) * 8
+
+            cap = self._capacity(self.ND.shape[0], need, node_bytes)
             self.ND = _resize(self.ND, cap)
             self.NC = _resize(self.NC, cap)
             self.KEYS = _resize(self.KEYS, cap)
@@ -288,9 +303,23 @@ class BranchesSolver(Solver):
                 self.OCC = np.zeros(max(size // 64, 1), dtype=np.uint64)
                 kernels.rehash(self.TABLE, self.OCC, self.KEYS, self.CN[kernels.C_NODES])
         if what & kernels.GROW_RECS:
-            cap = _grown(self.RC.shape[0], int(self.CN[kernels.C_NEED_RECS]))
+            row = self.RC.shape[1] * 8
+            cap = self._capacity(self.RC.shape[0], int(self.CN[kernels.C_NEED_RECS]), lambda c: c * row)
             self.RC = _resize(self.RC, cap)
         self.CN[kernels.C_GROW] = 0
+
+    memory_limit = None
+
+    def _capacity(self, current, need, nbytes_at):
+        """The new capacity of an array group whose bytes at capacity c are ``nbytes_at(c)``."""
+        cap = _grown(current, need)
+        if self.memory_limit is None:
+            return cap
+        others = self.nbytes() - nbytes_at(current)
+        least = max(need, current + current // 8)
+        while cap > least and others + nbytes_at(cap) > self.memory_limit:
+            cap = max(least, (cap + current) // 2)
+        return cap
 
     @property
     def iterations(self):
@@ -319,6 +348,27 @@ class BranchesSolver(Solver):
         return self._tree_cache[1]
 
     def stats(self):
+        """The search's counters.
+
+        * ``iterations`` (added by the driver): Selection + Expansion + Backpropagation rounds, lazy-completion
+          iterations included (brief pitfall 5); iteration k is the k-th, from 1.
+        * ``evaluations``: branch evaluations, i.e. class counts computed from the data: 1 for the root
+          (evaluated before the loop, brief pitfall 6), plus, at every expansion, one per child that is not an
+          expanded branch of the memo. Settled and not-yet-expanded children are kept inline in their
+          parent's record, not in the memo, so a child evaluated before through another parent is evaluated,
+          and counted, again (a re-evaluation); a child that is an expanded branch is a memo hit and is not
+          counted. This is the per-expansion count of Thm 5.2 (C_i evaluations per split action); the number
+          of distinct branches evaluated is smaller (a memo of every evaluated branch, as in the authors'
+          code, counts each once: monk1-o has 844 evaluations here, 481 in the Branches brief's
+          reproduction, §5.8).
+        * ``memo_size``: stored branches: the root and every expanded branch (the root is expanded by the
+          first iteration, so ``memo_size == expanded`` once any iteration ran).
+        * ``expanded``: expansions done (one per non-lazy iteration).
+        * ``lazy_iterations``: iterations whose Selection ended on a branch completed through another parent
+          (no expansion, only Backpropagation).
+        * ``root_G``: the paper's G(Omega). The certified lower bound is the incumbent tree's exact value,
+          which can exceed it when a memo branch shared by two parents improved through the other one.
+        """
         return {"evaluations": int(self.CN[kernels.C_EVALS]), "memo_size": int(self.CN[kernels.C_NODES]),
                 "expanded": int(self.CN[kernels.C_EXPANDED]), "lazy_iterations": int(self.CN[kernels.C_LAZY]),
                 "root_G": float(Fraction(int(self.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
@@ -343,7 +393,8 @@ class BranchesSolver(Solver):
         tree = Tree(split, feature, np.full(m, np.nan), np.maximum(first - 1, 0), n_children, np.arange(1, m),
                     self.q, classes=self.classes if self.classes is not None else np.arange(self.K),
                     feature_names=self.feature_names)
-        return tree.fit_leaves(self.X, self.y)
+        counts = kernels.node_counts(self.Xt, self.y32, feature, first, self.K)
+        return tree.set_node_values(counts, counts.sum(axis=1))  # what fit_leaves(X, y) computes
 
     # -- captions ----------------------------------------------------------------------------------
     def feature_name(self, i):
@@ -391,7 +442,7 @@ class BranchesSolver(Solver):
                     f"H(Ω)={event.H:.6g}, R(Ω)=max(H, 1−λ)={event.R:.6g}"
                     + (" — already complete: the optimal tree is a single leaf" if event.state & 1 else ""))
         if name == "IterationStart":
-            return (f"Iteration {event.iteration + 1}: R(Ω)={event.root_R:.6g}, G(Ω)={event.root_G:.6g}, "
+            return (f"Iteration {event.iteration}: R(Ω)={event.root_R:.6g}, G(Ω)={event.root_G:.6g}, "
                     f"gap {event.gap:.3g}, {event.memo_size} branches in the memo")
         if name == "SelectStep":
             child = key(event.chosen_child, event.node_id, event.chosen_feature, event.category)
@@ -443,16 +494,6 @@ class BranchesSolver(Solver):
         return event.caption()
 
 
-def _bitsets(mask):
-    """Pack a boolean array (..., n) into uint64 words (..., ceil(n / 64)), row r at bit r % 64 of word r // 64."""
-    n = mask.shape[-1]
-    nw = (n + 63) // 64
-    packed = np.packbits(mask, axis=-1, bitorder="little")
-    padded = np.zeros(mask.shape[:-1] + (8 * nw,), dtype=np.uint8)
-    padded[..., :packed.shape[-1]] = packed
-    return np.ascontiguousarray(padded).view("<u8").astype(np.uint64)
-
-
 def _pow2(x):
     return 1 << max(int(x) - 1, 1).bit_length()
 
@@ -467,9 +508,9 @@ def _grown(cap, need):
 def _aligned_zeros(shape, dtype, align=64):
     """Zeros whose rows start on ``align``-byte boundaries (a branch's hot fields share one cache line)."""
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     buf = np.zeros(nbytes + align, dtype=np.uint8)
-    offset = (-buf.ctypes.data) % align
+    offset = (-buf.__array_interface__["data"][0]) % align
     return buf[offset:offset + nbytes].view(dtype).reshape(shape)
 
 
@@ -514,11 +555,32 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
         if self.time_limit is not None and not self.time_limit > 0:
             raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
 
+    def _validate_fit(self, X, y, sample_weight):
+        """scikit-learn's validation, with a fast path for what the data layer hands out: integer numpy
+        codes and integer labels without weights (scikit-learn's checks cost ~0.3 ms, more than solving
+        monk1-o). Anything else, or anything the fast path would reject, takes scikit-learn's path, so the
+        errors are the usual ones."""
+        if (sample_weight is None and type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2
+                and y.ndim == 1 and X.dtype.kind in "iub" and (y.dtype.kind == "i" or y.dtype.kind == "u"
+                                                                and y.dtype.itemsize < 8)
+                and X.shape[0] == y.shape[0] and X.shape[0] > 0 and X.shape[1] > 0):
+            codes = np.array(X, dtype=np.int64)  # a copy: the search may resume after the caller's X changed
+            labels = _label_codes(y.astype(np.int64))  # a copy, too
+            if labels is not None and codes.min() >= 0:
+                self.n_features_in_ = X.shape[1]
+                if hasattr(self, "feature_names_in_"):  # what validate_data does for an array
+                    del self.feature_names_in_
+                self.classes_ = labels[1].astype(y.dtype)
+                y = labels[0]
+                return codes, y, None
+        return super()._validate_fit(X, y, sample_weight)
+
     def _make_solver(self, X, y, sample_weight):
-        if not np.all(sample_weight == 1.0):
+        if sample_weight is not None and not np.all(sample_weight == 1.0):
             raise ValueError("BranchesClassifier does not support sample weights (H_lambda counts rows)")
-        codes = encoders.check_codes(X, feature_names=self._feature_names())
-        C = codes.max(axis=0) + 1
+        if X.dtype != np.int64:  # scikit-learn's float64 array: checked codes (the fast path's are)
+            X = encoders.check_codes(X, feature_names=self._feature_names())
+        C = X.max(axis=0) + 1
         cats = getattr(self, "categories_", None)
         names = getattr(self, "feature_names_in_", None)
         category_names = None
@@ -527,9 +589,28 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
             for j, c in enumerate(category_names):
                 if c is not None:
                     C[j] = max(C[j], len(c))
-        return BranchesSolver(codes, y, lam=self.lam, max_depth=self.max_depth, n_categories=C,
+        return BranchesSolver(X, y, lam=self.lam, max_depth=self.max_depth, n_categories=C,
                               n_classes=len(self.classes_), child_rule=self.child_rule, tie_break=self.tie_break,
-                              category_names=category_names)
+                              category_names=category_names, check_input=False)
+
+
+def _label_codes(y):
+    """``(codes, classes)`` of int64 labels, as :func:`odtlab.encoders.check_labels` returns them, by
+    counting instead of sorting; None when there are fewer than two classes or the range is wide (the
+    caller then takes scikit-learn's path and its errors)."""
+    lo, hi = int(y.min()), int(y.max())
+    if hi - lo > 4 * y.shape[0] + 1024:
+        return None
+    if lo:
+        y = y - lo
+    present = np.flatnonzero(np.bincount(y, minlength=hi - lo + 1))
+    if present.shape[0] < 2:
+        return None
+    if present.shape[0] < hi - lo + 1:  # some labels in lo..hi are absent
+        lut = np.zeros(hi - lo + 1, dtype=np.int64)
+        lut[present] = np.arange(present.shape[0])
+        y = lut[y]
+    return y, present + lo
 
 
 register(SolverSpec("branches", BranchesClassifier,

@@ -33,7 +33,9 @@ def _codes():
 
 
 class BranchesAdapter(Adapter):
-    """Bounds from Init / IterationStart / IterationEnd / Terminated (R(Omega) above, G(Omega) below);
+    """Bounds from Init / IterationEnd / Terminated (R(Omega) above, G(Omega) below), each drawn at its
+    iteration: the bounds after k iterations at x = k (IterationStart of iteration k repeats those after
+    k - 1, so it is left out of the series);
     the incumbent tree from the per-iteration snapshots, with the current branch outlined when the
     incumbent contains it."""
 
@@ -44,7 +46,7 @@ class BranchesAdapter(Adapter):
     def __init__(self, solver):
         super().__init__(solver)
         k = _codes()
-        self.bound_kinds = (k.EV_INIT, k.EV_ITERATION_START, k.EV_ITERATION_END, k.EV_TERMINATED)
+        self.bound_kinds = (k.EV_INIT, k.EV_ITERATION_END, k.EV_TERMINATED)
 
     def focus(self, frame):
         """The incumbent tree's node whose path is the current branch (None if the incumbent lacks it)."""
