@@ -1,17 +1,18 @@
 """Quant-BnB (odtlab) against pycontree's ConTree on the quantbnb/ classification sets, depths 2 and 3.
 
     ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_quantbnb.py [--depth 2 3] [--repeats 3]
-        [--sets bank,rice] [--initial cart|leaf] [--levels]
+        [--sets bank,rice] [--initial greedy|cart|leaf] [--levels]
 
 Compiles every kernel first (a warm-up fit), then for each set and depth times a full ``fit`` of
 ``QuantBnBClassifier(record="none")`` (input checks, data preparation, the initial tree, the search)
-and of ``ConTree(max_depth=d)``, keeping the best of ``--repeats`` runs of each. Times are CPU seconds
-of this process (``time.process_time``: both solvers run in it, and CPU time leaves out the waits of a
+and of ``ConTree(max_depth=d)``, keeping the best of ``--repeats`` runs of each; the two alternate
+run by run, so a change in the machine's load hits both. Times are CPU seconds of this process (``time.process_time``: both solvers run in it, and CPU time leaves out the waits of a
 loaded machine); wall seconds are printed too. The table has the ratio odtlab / ConTree, both
 training losses, Quant-BnB's iterations (tuples processed) and rounds (iterations of Algorithm 1),
 and the peak memory: the search state (``peak_memory`` of the result) and the growth of the process's
-resident set. ``--initial leaf`` starts from a single leaf instead of the CART tree; ``--levels`` also
-times the record levels none / summary / full (level none has no event code compiled in).
+resident set. ``--initial cart`` / ``leaf`` starts from the CART tree / a single leaf instead of the
+greedy tree; ``--levels`` also times the record levels none / summary / full (level none has no event
+code compiled in).
 """
 import argparse
 import resource
@@ -21,22 +22,30 @@ import warnings
 import numpy as np
 
 from odtlab import datasets
-from odtlab.solvers.quantbnb import QuantBnBClassifier
+from odtlab.solvers.quantbnb import INITIAL, QuantBnBClassifier
 
 
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def best_of(repeats, fn):
-    """(best CPU seconds, best wall seconds, last result) over ``repeats`` calls."""
-    cpu, wall, out = np.inf, np.inf, None
+def timed(fn):
+    """(CPU seconds, wall seconds, result) of one call."""
+    start, start_wall = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.process_time() - start, time.perf_counter() - start_wall, out
+
+
+def best_of(repeats, *fns):
+    """Per function (best CPU seconds, best wall seconds, last result) over ``repeats`` rounds that call
+    the functions in turn, so that both sides of a ratio see the same load."""
+    best = [[np.inf, np.inf, None] for _ in fns]
     for _ in range(repeats):
-        start, start_wall = time.process_time(), time.perf_counter()
-        out = fn()
-        cpu = min(cpu, time.process_time() - start)
-        wall = min(wall, time.perf_counter() - start_wall)
-    return cpu, wall, out
+        for slot, fn in zip(best, fns):
+            cpu, wall, slot[2] = timed(fn)
+            slot[0] = min(slot[0], cpu)
+            slot[1] = min(slot[1], wall)
+    return best
 
 
 def main():
@@ -45,7 +54,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--sets", default=None, help="comma-separated names (default: every available set)")
     parser.add_argument("--contree-limit", type=float, default=600.0)
-    parser.add_argument("--initial", default="cart", choices=["cart", "leaf"], help="first incumbent")
+    parser.add_argument("--initial", default="greedy", choices=INITIAL, help="first incumbent")
     parser.add_argument("--levels", action="store_true", help="also time the record levels")
     args = parser.parse_args()
     from pycontree import ConTree
@@ -66,12 +75,12 @@ def main():
         for name in names:
             data = datasets.load(name)
             X, y = np.asarray(data.X, float), np.asarray(data.y)
+            ours_fit = lambda: QuantBnBClassifier(max_depth=depth, record="none", initial=args.initial).fit(X, y)  # noqa: E731
             before = rss_mb()
-            ours_t, ours_w, ours = best_of(args.repeats, lambda: QuantBnBClassifier(
-                max_depth=depth, record="none", initial=args.initial).fit(X, y))
+            ours_fit()  # the peak resident set of odtlab alone, before ConTree runs on this set
             grown = rss_mb() - before
-            theirs_t, theirs_w, theirs = best_of(args.repeats, lambda: ConTree(
-                max_depth=depth, time_limit=args.contree_limit).fit(X, y))
+            (ours_t, ours_w, ours), (theirs_t, theirs_w, theirs) = best_of(
+                args.repeats, ours_fit, lambda: ConTree(max_depth=depth, time_limit=args.contree_limit).fit(X, y))
             their_loss = int(np.count_nonzero(theirs.predict(X) != y))
             res = ours.result_
             ratio = ours_t / theirs_t
@@ -81,9 +90,10 @@ def main():
                   f"{res.objective:6.0f} {their_loss:7d} {res.stats['iterations']:6d} {res.stats['rounds']:6d} "
                   f"{res.stats['peak_memory'] / 2**20:8.2f} {grown:7.1f}", flush=True)
             if args.levels:
-                times = {level: best_of(args.repeats, lambda: QuantBnBClassifier(
-                    max_depth=depth, record=level, initial=args.initial).fit(X, y))[0]
-                    for level in ("none", "summary", "full")}
+                levels = ("none", "summary", "full")
+                times = best_of(args.repeats, *[lambda level=level: QuantBnBClassifier(
+                    max_depth=depth, record=level, initial=args.initial).fit(X, y) for level in levels])
+                times = {level: t[0] for level, t in zip(levels, times)}
                 print("    record levels (CPU): " + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()))
         print(f"depth {depth}: median ratio {np.median(ratios[depth]):.2f}\n")
     every = [r for d in args.depth for r in ratios[d]]

@@ -158,3 +158,41 @@ def test_summary_has_the_cli_keys():
                 "lower_bound", "upper_bound", "iterations", "seconds", "status"):
         assert key in out
     assert out["misclassifications"] == 6 and out["status"] == "done" and out["optimal"] is False
+
+
+def _rebuilt_loss(solver):
+    """The incumbent's training loss from a rebuilt tree (how bounds() was computed before the kernel kept it)."""
+    tree = solver._build_tree()
+    pred = tree.predict_index(solver.X)
+    if solver.task == "classification":
+        return float(np.dot(solver.w, pred != solver.y))
+    return float(np.dot(solver.w, ((pred - solver.Y) ** 2).sum(axis=1)))
+
+
+@pytest.mark.parametrize("estimator, kw", [
+    (CARTClassifier, {"max_depth": 4}), (CARTClassifier, {"criterion": "entropy"}),
+    (CARTClassifier, {"max_leaf_nodes": 6}), (CARTClassifier, {"min_samples_leaf": 3, "max_depth": 5}),
+    (CARTRegressor, {"max_depth": 5}), (CARTRegressor, {"max_leaf_nodes": 9})])
+def test_bounds_kept_by_the_kernel_equal_a_rebuild_at_every_step_and_the_tree_is_unchanged(estimator, kw):
+    if estimator is CARTClassifier:
+        X, y = skd.load_wine(return_X_y=True)
+        w = np.random.default_rng(1).integers(1, 3, size=len(y)).astype(float)
+    else:
+        X, y = skd.load_diabetes(return_X_y=True)
+        w = None
+    whole = estimator(**kw).fit(X, y, sample_weight=w)
+    search = estimator(**kw).search(X, y, sample_weight=w, record="full")
+    steps = 0
+    while not search.done:
+        search.run(max_iterations=1)
+        steps += 1
+        lower, upper = search.solver.bounds()
+        assert lower == 0.0
+        assert upper == pytest.approx(_rebuilt_loss(search.solver), rel=1e-9, abs=1e-9), steps
+    assert steps == search.solver.iterations + 1
+    final = search.result().tree
+    np.testing.assert_array_equal(final.feature, whole.tree_.feature)
+    np.testing.assert_array_equal(final.threshold, whole.tree_.threshold)
+    ref = (DecisionTreeClassifier if estimator is CARTClassifier else DecisionTreeRegressor)(random_state=0, **kw)
+    ref.fit(X, y, sample_weight=w)
+    assert final.leaves == ref.get_n_leaves()

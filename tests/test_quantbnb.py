@@ -173,6 +173,21 @@ def test_worked_example_of_appendix_a2():
     assert est.result_.optimal and est.result_.objective == 1 == bf.continuous_optimum(X, y, 2).value
 
 
+def test_start_from_replays_the_a2_tuple_and_refuses_a_started_search():
+    """start_from seeds the alive list: the A.2 tuple alone, U = 2, finds the paper's tree of loss 1."""
+    data = datasets.load("gen/quantbnb-example")
+    sol = solver(data.X, data.y, depth=2, s=2, keep_ties=True, similarity=False, initial="cart")
+    search = Search(sol.start_from([(0, 1, 4, [1, 2], [1, 2])], 2.0), record="full")
+    events = list(search.steps())
+    names = [e.name for e in events]
+    assert names[:2] == ["SearchStarted", "IterationStart"] and names.count("UpperBoundImproved") == 1
+    first = next(e for e in events if e.name == "IterationStart")
+    assert (first.alive, first.U, first.iteration) == (1, 2.0, 1)  # the k-th step's events carry k
+    assert search.result().objective == 1.0 and sol.bounds() == (1.0, 1.0)
+    with pytest.raises(ValueError, match="fresh depth-2 solver"):
+        sol.start_from([(0, 1, 4, [1, 2], [1, 2])], 2.0)
+
+
 def test_w1_with_the_corrected_eq_11_never_exceeds_l2():
     """W1 with s' = t_j - t_{j-1} drops one distinct value per piece; its row minima never exceed L2's
     (Lemma 3.1 / 3.2), checked against L2 computed tree by tree."""

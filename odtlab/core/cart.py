@@ -11,6 +11,10 @@ midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * 
 feature (in index order) and the first position reaching the minimum win ties. scikit-learn visits
 features in a random order, so on exact ties the two may pick different, equally good splits.
 
+The kernel keeps the training loss of the incumbent (the decided leaves plus the frontier nodes as leaves)
+in ``acc``, so the solver's upper bound costs O(1) per step. A node that is sure to become a leaf (depth
+``max_depth``, too few rows, pure) is put on the frontier without a split search.
+
 Stopping rules follow scikit-learn: depth reaches ``max_depth``; fewer than ``min_samples_split`` rows;
 fewer than ``2 * min_samples_leaf`` rows; impurity at most machine epsilon; no split leaves
 ``min_samples_leaf`` rows on each side; the impurity decrease is below ``min_impurity_decrease``. Like
@@ -30,12 +34,19 @@ EPSILON = np.finfo(np.float64).eps
 LEAF_DEPTH, LEAF_SAMPLES, LEAF_PURE, LEAF_NO_SPLIT, LEAF_DECREASE, LEAF_BUDGET = 0, 1, 2, 3, 4, 5
 
 # Frontier record columns (float64 table): start, end, depth, parent, is_left, impurity, feature, threshold,
-# position (end of the left part in the sorted order), improvement (weighted impurity decrease), weight
-F_START, F_END, F_DEPTH, F_PARENT, F_LEFT, F_IMP, F_FEAT, F_THR, F_POS, F_IMPROVE, F_WEIGHT = range(11)
-F_COLS = 11
+# position (end of the left part in the sorted order), improvement (weighted impurity decrease), weight,
+# loss (the training loss of the node as a leaf: weighted misclassifications or squared error; set by
+# the CART kernel, not by ``frontier_record``)
+F_START, F_END, F_DEPTH, F_PARENT, F_LEFT, F_IMP, F_FEAT, F_THR, F_POS, F_IMPROVE, F_WEIGHT, F_LOSS = range(12)
+F_COLS = 12
 
 # Counters (int64 array)
 C_NODES, C_FRONTIER, C_ITER, C_LEAVES, C_DONE = range(5)
+
+# Loss accumulators (float64 array ``acc``): training loss of the leaves made so far and of the frontier
+# nodes (as leaves). Their sum is the loss of the incumbent tree (frontier nodes are its leaves).
+A_LEAVES, A_FRONTIER = range(2)
+N_ACC = 2
 
 
 @njit(inline="always")
@@ -66,6 +77,23 @@ def impurity_of(stats, w, criterion):
         mean = stats[j] / w
         s += stats[m + j] / w - mean * mean
     return s / m
+
+
+@njit(inline="always")
+def leaf_loss(stats, w, criterion):
+    """Training loss of a node as a leaf: weighted misclassifications of the majority class, or the
+    weighted squared error around the mean summed over the outputs."""
+    if criterion == SQUARED_ERROR:
+        m = stats.shape[0] // 2
+        s = 0.0
+        if w > 0.0:
+            for j in range(m):
+                s += stats[m + j] - stats[j] * stats[j] / w
+        return max(s, 0.0)
+    top = 0.0
+    for k in range(stats.shape[0]):
+        top = max(top, stats[k])
+    return w - top
 
 
 @njit(inline="always")
@@ -159,13 +187,23 @@ def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf,
 
 @njit
 def push_frontier(X, Y, w, order, start, end, depth, parent, is_left, frontier, counters, criterion, n_stats,
-                  min_samples_leaf, total_weight, sorted_buf, key_buf):
-    """Put a new node on the frontier with its best split already computed."""
+                  min_samples_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc):
+    """Put a new node on the frontier with its best split already computed, and add its leaf loss to
+    ``acc[A_FRONTIER]``. A node that ``leaf_reason`` makes a leaf before looking at its split (depth
+    ``max_depth``, too few rows, pure) gets no split (feature -1): its rows are never sorted."""
     stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
     imp = impurity_of(stats, wn, criterion)
-    f, thr, pos, cost = best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, stats, wn,
-                                   sorted_buf, key_buf)
+    n_node = end - start
+    if ((max_depth >= 0 and depth >= max_depth) or n_node < min_split or n_node < 2 * min_samples_leaf
+            or imp <= EPSILON):
+        f, thr, pos, cost = -1, 0.0, -1, np.inf
+    else:
+        f, thr, pos, cost = best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, stats, wn,
+                                       sorted_buf, key_buf)
     frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, f, thr, pos, cost, wn, total_weight)
+    loss = leaf_loss(stats, wn, criterion)
+    frontier[counters[C_FRONTIER] - 1, F_LOSS] = loss
+    acc[A_FRONTIER] += loss
 
 
 @njit
@@ -228,8 +266,11 @@ def make_kernel(level):
 
     @njit
     def cart_kernel(X, Y, w, order, frontier, split, feature, threshold, left, right, node_value,
-                    node_weight, node_impurity, node_depth, counters, params, events, max_iterations):
+                    node_weight, node_impurity, node_depth, counters, acc, params, events, max_iterations):
         """Advance CART by at most ``max_iterations`` node decisions; return (n_events, status).
+
+        ``acc`` holds the training loss of the leaves made so far and of the frontier (see ``A_*``): the
+        incumbent's loss is their sum, kept up to date in O(1) per decision.
 
         ``params`` = [criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease,
         max_leaf_nodes, total_weight, n_stats]; max_depth / max_leaf_nodes < 0 mean unlimited.
@@ -250,7 +291,7 @@ def make_kernel(level):
             return k, ev.STATUS_DONE
         if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
             push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
-                          total_weight, sorted_buf, key_buf)
+                          total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
             if level >= ev.LEVEL_SUMMARY:
                 k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0,
                             n, 0, 0, 0.0, 0.0)
@@ -258,6 +299,7 @@ def make_kernel(level):
         while done < max_iterations:
             if counters[C_FRONTIER] == 0:
                 counters[C_DONE] = 1
+                acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
                 if level >= ev.LEVEL_SUMMARY:
                     k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, 0.0, 0.0,
                                 counters[C_NODES], counters[C_LEAVES], 0, 0.0, 0.0)
@@ -265,6 +307,7 @@ def make_kernel(level):
             if k + 2 > events.shape[0]:
                 return k, ev.STATUS_BUFFER
             rec = pop_frontier(frontier, counters, max_leaves)
+            acc[A_FRONTIER] -= rec[F_LOSS]
             v = counters[C_NODES]
             counters[C_NODES] = v + 1
             parent = np.int64(rec[F_PARENT])
@@ -288,6 +331,7 @@ def make_kernel(level):
             if reason >= 0:
                 split[v] = 0
                 counters[C_LEAVES] += 1
+                acc[A_LEAVES] += rec[F_LOSS]
                 if level >= ev.LEVEL_FULL:
                     k = ev.emit(events, k, counters[C_ITER], ev.CART_LEAF, depth, 0, v, parent, -1, 0.0,
                                 0.0, 0.0, n_node, reason, 0, rec[F_IMP], 0.0)
@@ -310,9 +354,9 @@ def make_kernel(level):
             threshold[v] = thr
             # right child first, so the left one is decided first in depth-first order
             push_frontier(X, Y, w, order, pos, end, depth + 1, v, 0, frontier, counters, criterion, n_stats,
-                          min_leaf, total_weight, sorted_buf, key_buf)
+                          min_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
             push_frontier(X, Y, w, order, start, pos, depth + 1, v, 1, frontier, counters, criterion, n_stats,
-                          min_leaf, total_weight, sorted_buf, key_buf)
+                          min_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
             if level >= ev.LEVEL_SUMMARY:
                 k = ev.emit(events, k, counters[C_ITER], ev.CART_SPLIT, depth, 0, v, parent, f, thr, 0.0, 0.0,
                             n_node, pos - start, end - pos, rec[F_IMPROVE], rec[F_IMP])

@@ -29,6 +29,9 @@ Choices the paper leaves open (brief §7), fixed here:
 * Quantile points use floor (the paper's definition). s' of W1 is the paper's floor(0.6 n s / (b - a))
   of the tuple being split, clipped to [1, t_j - t_{j-1}] (pitfall 5).
 * U is updated at once, inside an iteration (pitfall 14): later tuples prune against the new U.
+* The first U (pitfall 13) comes by default from ``greedy2`` / ``greedy3``: CART's top split (depth 3:
+  its top two levels) found on the presorted ranks without any sorting, with the best stumps of the
+  training loss below; its loss is at most that of CART's tree whenever both choose the same splits.
 * Ties (pitfall 9): a child feature survives while its bound is below U + ``margin``. With a positive
   margin (half a misclassification, or ``tol`` for the squared error) ties are kept, as in
   Proposition 4.1 (<= U), and no optimal tree is ever pruned. With margin -tol ties are pruned: U is
@@ -94,15 +97,18 @@ HIST_COLS = 14
 
 
 @njit
-def ranks_of(XT, order, rank):
-    """rank[f, i] = index (1..u(f)) of row i's value among feature f's distinct values; returns u."""
+def ranks_of(XT, order, rank, distinct):
+    """rank[f, i] = index (1..u(f)) of row i's value among feature f's distinct values, which go to
+    ``distinct[f, :u(f)]`` in increasing order; returns u."""
     p, n = XT.shape
     u = np.zeros(p, np.int64)
     for f in range(p):
         r = 0
         for q in range(n):
             i = order[f, q]
-            if q == 0 or XT[f, i] != XT[f, order[f, q - 1]]:
+            x = XT[f, i]
+            if q == 0 or x != distinct[f, r - 1]:
+                distinct[f, r] = x
                 r += 1
             rank[f, i] = r
         u[f] = r
@@ -185,22 +191,18 @@ def _totals(m, vy, vY, cls, code, gbase, glen, ngroups, CT, RT):
     """Per slot the left-type totals, per group the totals of all its rows (counts or target sums)."""
     totL, NL, TA, NA = CT
     TL, QL, TAr, QA = RT
-    K = totL.shape[1]
     mo = TL.shape[1]
+    NA[:ngroups] = 0
+    QA[:ngroups] = 0.0
+    TA[:ngroups] = 0
+    TAr[:ngroups] = 0.0
     for g in range(ngroups):
-        NA[g] = 0
-        QA[g] = 0.0
-        for k in range(K):
-            TA[g, k] = 0
-        for o in range(mo):
-            TAr[g, o] = 0.0
-        for c in range(gbase[g], gbase[g] + glen[g]):
-            NL[c] = 0
-            QL[c] = 0.0
-            for k in range(K):
-                totL[c, k] = 0
-            for o in range(mo):
-                TL[c, o] = 0.0
+        c0 = gbase[g]
+        c1 = c0 + glen[g]
+        NL[c0:c1] = 0
+        QL[c0:c1] = 0.0
+        totL[c0:c1] = 0
+        TL[c0:c1] = 0.0
     for i in range(m):
         x = code[i]
         if x < 0:
@@ -229,51 +231,70 @@ def _totals(m, vy, vY, cls, code, gbase, glen, ngroups, CT, RT):
                     TL[c, o] += vY[i, o]
 
 
+@njit(inline="always")
+def _extend(ext, d, r):
+    """The extremes (max, min, cut at the max, cut at the min) of a running difference d, after cut r."""
+    if d > ext[0]:
+        return (d, ext[1], r, ext[3])
+    if d < ext[1]:
+        return (ext[0], d, ext[2], r)
+    return ext
+
+
+@njit(inline="always")
+def _binary_best(T0, T1, ext):
+    """Rows classified correctly by the best cut, and the cut (0 = no split), from the extremes of d."""
+    best = max(T0, T1)
+    cut = 0
+    if T1 + ext[0] > best:
+        best = T1 + ext[0]
+        cut = ext[2]
+    if T0 - ext[1] > best:
+        best = T0 - ext[1]
+        cut = ext[3]
+    return best, cut
+
+
+@njit(inline="always")
+def _binary_sets(NL, T1L, NA, T1A, D, E):
+    """(left loss, left cut, right loss, right cut) of one slot, from the extremes D of d (left set,
+    NL rows, T1L of class 1) and E of e (right set; NA, T1A: the group's totals)."""
+    bl, cl = _binary_best(NL - T1L, T1L, D)
+    NR = NA - NL
+    T1R = T1A - T1L
+    br, cr = _binary_best(NR - T1R, T1R, E)
+    return NL - bl, cl, NR - br, cr
+
+
+@njit(inline="always")
+def _walk(x, k, d, e):
+    """d (class 0 minus class 1, left set of slot k) and e (the same for the right set) after row code x."""
+    v = 1 - 2 * (x & 1)
+    inl = np.int64(((x >> CODE_P) & MASK_P) <= k)
+    return d + v * inl, e + v - v * inl
+
+
 @njit
 def _scan_binary(seq, srk, lo, hi, k, NL, T1L, NA, T1A):
     """Best stumps of slot k's two sets for two classes, scanning one group's rows in feature order.
 
     With l0, l1 the class counts left of a cut, the rows classified correctly are max(l0, l1) +
     max(T0 - l0, T1 - l1) = max(T0, T1, T1 + d, T0 - d) with d = l0 - l1, so the best cut is the one
-    with the largest or the smallest d: the scan only keeps d and its extremes. Returns (left loss,
-    left cut, right loss, right cut).
+    with the largest or the smallest d: the scan only keeps d (e for the right set) and its extremes.
+    Returns (left loss, left cut, right loss, right cut).
     """
-    T0L = NL - T1L
-    NR = NA - NL
-    T1R = T1A - T1L
-    T0R = NR - T1R
     d = 0
     e = 0
-    dmax = 0
-    dmin = 0
-    emax = 0
-    emin = 0
-    cdmax = 0
-    cdmin = 0
-    cemax = 0
-    cemin = 0
+    D = (0, 0, 0, 0)
+    E = (0, 0, 0, 0)
     for q in range(lo, hi):
         x = seq[q]
-        v = 1 - 2 * (x & 1)
-        inl = np.int64(((x >> CODE_P) & MASK_P) <= k)
-        d += v * inl
-        e += v - v * inl
+        d, e = _walk(x, k, d, e)
         if x & CUT:
-            if d > dmax:
-                dmax = d
-                cdmax = srk[q]
-            elif d < dmin:
-                dmin = d
-                cdmin = srk[q]
-            if e > emax:
-                emax = e
-                cemax = srk[q]
-            elif e < emin:
-                emin = e
-                cemin = srk[q]
-    bestL, cutL = _binary_best(T0L, T1L, dmax, dmin, cdmax, cdmin)
-    bestR, cutR = _binary_best(T0R, T1R, emax, emin, cemax, cemin)
-    return NL - bestL, cutL, NR - bestR, cutR
+            r = np.int64(srk[q])
+            D = _extend(D, d, r)
+            E = _extend(E, e, r)
+    return _binary_sets(NL, T1L, NA, T1A, D, E)
 
 
 @njit
@@ -283,78 +304,21 @@ def _scan_binary_pair(seq, srk, lo, hi, k, NL1, T1L1, NL2, T1L2, NA, T1A):
     e1 = 0
     d2 = 0
     e2 = 0
-    dmax1 = 0
-    dmin1 = 0
-    emax1 = 0
-    emin1 = 0
-    dmax2 = 0
-    dmin2 = 0
-    emax2 = 0
-    emin2 = 0
-    cdmax1 = 0
-    cdmin1 = 0
-    cemax1 = 0
-    cemin1 = 0
-    cdmax2 = 0
-    cdmin2 = 0
-    cemax2 = 0
-    cemin2 = 0
+    D1 = (0, 0, 0, 0)
+    E1 = (0, 0, 0, 0)
+    D2 = (0, 0, 0, 0)
+    E2 = (0, 0, 0, 0)
     for q in range(lo, hi):
         x = seq[q]
-        v = 1 - 2 * (x & 1)
-        ps = (x >> CODE_P) & MASK_P
-        in1 = np.int64(ps <= k)
-        in2 = np.int64(ps <= k + 1)
-        d1 += v * in1
-        e1 += v - v * in1
-        d2 += v * in2
-        e2 += v - v * in2
+        d1, e1 = _walk(x, k, d1, e1)
+        d2, e2 = _walk(x, k + 1, d2, e2)
         if x & CUT:
-            if d1 > dmax1:
-                dmax1 = d1
-                cdmax1 = srk[q]
-            elif d1 < dmin1:
-                dmin1 = d1
-                cdmin1 = srk[q]
-            if e1 > emax1:
-                emax1 = e1
-                cemax1 = srk[q]
-            elif e1 < emin1:
-                emin1 = e1
-                cemin1 = srk[q]
-            if d2 > dmax2:
-                dmax2 = d2
-                cdmax2 = srk[q]
-            elif d2 < dmin2:
-                dmin2 = d2
-                cdmin2 = srk[q]
-            if e2 > emax2:
-                emax2 = e2
-                cemax2 = srk[q]
-            elif e2 < emin2:
-                emin2 = e2
-                cemin2 = srk[q]
-    NR1 = NA - NL1
-    NR2 = NA - NL2
-    b1, c1 = _binary_best(NL1 - T1L1, T1L1, dmax1, dmin1, cdmax1, cdmin1)
-    b2, c2 = _binary_best(NR1 - (T1A - T1L1), T1A - T1L1, emax1, emin1, cemax1, cemin1)
-    b3, c3 = _binary_best(NL2 - T1L2, T1L2, dmax2, dmin2, cdmax2, cdmin2)
-    b4, c4 = _binary_best(NR2 - (T1A - T1L2), T1A - T1L2, emax2, emin2, cemax2, cemin2)
-    return NL1 - b1, c1, NR1 - b2, c2, NL2 - b3, c3, NR2 - b4, c4
-
-
-@njit(inline="always")
-def _binary_best(T0, T1, dmax, dmin, cmax, cmin):
-    """Rows classified correctly by the best cut, and the cut (0 = no split), from the extremes of d."""
-    best = max(T0, T1)
-    cut = 0
-    if T1 + dmax > best:
-        best = T1 + dmax
-        cut = cmax
-    if T0 - dmin > best:
-        best = T0 - dmin
-        cut = cmin
-    return best, cut
+            r = np.int64(srk[q])
+            D1 = _extend(D1, d1, r)
+            E1 = _extend(E1, e1, r)
+            D2 = _extend(D2, d2, r)
+            E2 = _extend(E2, e2, r)
+    return _binary_sets(NL1, T1L1, NA, T1A, D1, E1) + _binary_sets(NL2, T1L2, NA, T1A, D2, E2)
 
 
 @njit
@@ -364,13 +328,10 @@ def _scan_classes(seq, srk, lo, hi, k, K, totL, NL, TA, NA, lc, ac):
     majorities only shrink, so the last computed value bounds them and they are recomputed (O(K))
     only at cuts where that bound still allows an improvement."""
     NR = NA - NL
-    sml = 0
-    smr = 0
-    for c in range(K):
-        lc[c] = 0
-        ac[c] = 0
-        sml = max(sml, totL[c])
-        smr = max(smr, TA[c] - totL[c])
+    lc[:] = 0
+    ac[:] = 0
+    sml = totL[:K].max()
+    smr = (TA[:K] - totL[:K]).max()
     bestL = NL - sml
     bestR = NR - smr
     cutL = 0
@@ -415,16 +376,10 @@ def _scan_squares(seq, srk, rows, vY, lo, hi, k, TL, NL, QL, TA, NA, QA, sl, sa)
     (S_l^2 / n_l + S_r^2 / n_r), summed over the outputs (``TL``, ``TA``: target sums)."""
     mo = sl.shape[0]
     NR = NA - NL
-    gl = 0.0
-    gr = 0.0
-    for o in range(mo):
-        sl[o] = 0.0
-        sa[o] = 0.0
-        if NL > 0:
-            gl += TL[o] * TL[o] / NL
-        if NR > 0:
-            t = TA[o] - TL[o]
-            gr += t * t / NR
+    sl[:] = 0.0
+    sa[:] = 0.0
+    gl = (TL * TL / NL).sum() if NL > 0 else 0.0  # the gains of no cut
+    gr = ((TA - TL) * (TA - TL) / NR).sum() if NR > 0 else 0.0
     cutL = 0
     cutR = 0
     nl = 0
@@ -546,22 +501,32 @@ def _similarity2(JA, JB, F1, F2, j, n_mid, rowmin, colmin):
     the two maxima). Unknown stump losses are -inf and leave W0.
     """
     p = F1.shape[0]
+    rmin = np.full(p, np.inf)
+    cmin = np.full(p, np.inf)
     for f1 in range(p):
-        if not F1[f1]:
-            continue
-        v = np.inf
-        for f2 in range(p):
-            if F2[f2]:
-                v = min(v, max(JA[f1, j - 1] + JB[f2, j], JA[f1, j] + JB[f2, j - 1] - n_mid))
-        rowmin[f1] = max(rowmin[f1], v)
-    for f2 in range(p):
-        if not F2[f2]:
-            continue
-        v = np.inf
-        for f1 in range(p):
-            if F1[f1]:
-                v = min(v, max(JA[f1, j - 1] + JB[f2, j], JA[f1, j] + JB[f2, j - 1] - n_mid))
-        colmin[f2] = max(colmin[f2], v)
+        if F1[f1]:
+            for f2 in range(p):
+                if F2[f2]:
+                    v = max(JA[f1, j - 1] + JB[f2, j], JA[f1, j] + JB[f2, j - 1] - n_mid)
+                    rmin[f1] = min(rmin[f1], v)
+                    cmin[f2] = min(cmin[f2], v)
+    for f in range(p):
+        if F1[f]:
+            rowmin[f] = max(rowmin[f], rmin[f])
+        if F2[f]:
+            colmin[f] = max(colmin[f], cmin[f])
+
+
+@njit
+def _points(a, b, s, pts):
+    """The root thresholds a tuple [a, b] evaluates: every one when b - a <= s (exhaustive search, the box
+    of Algorithm 1), else the almost s-equi-spaced points. Returns (exhaustive, number of points)."""
+    if b - a <= s:
+        for j in range(b - a + 1):
+            pts[j] = a + j
+        return True, b - a + 1
+    quantile_points(a, b, s, pts)
+    return False, s + 1
 
 
 @njit
@@ -585,14 +550,7 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
     keep1, keep2, rowmin, colmin, slb, pts, evi, nmid = SL
     m = vm[0]
     p = vu.shape[0]
-    exhaustive = (b - a) <= s
-    if exhaustive:
-        npts = b - a + 1
-        for j in range(npts):
-            pts[j] = a + j
-    else:
-        npts = s + 1
-        quantile_points(a, b, s, pts)
+    exhaustive, npts = _points(a, b, s, pts)
     ne = 0
     for j in range(npts):
         if (j == 0 and sa) or (j == npts - 1 and sb):
@@ -851,8 +809,9 @@ def alloc_tuples3(cap):
             np.zeros(cap), np.zeros(cap))
 
 
-@njit
-def _copy_row2(src, i, dst, j):
+@njit(inline="always")
+def _copy_head(src, i, dst, j):
+    """Copy the columns both depths share (tf0, ta, tb, tfl, tlb, tid, tpar) of row i to row j."""
     dst[0][j] = src[0][i]
     dst[1][j] = src[1][i]
     dst[2][j] = src[2][i]
@@ -860,6 +819,11 @@ def _copy_row2(src, i, dst, j):
     dst[4][j] = src[4][i]
     dst[5][j] = src[5][i]
     dst[6][j] = src[6][i]
+
+
+@njit
+def _copy_row2(src, i, dst, j):
+    _copy_head(src, i, dst, j)
     dst[7][j, :] = src[7][i, :]
     dst[8][j, :] = src[8][i, :]
     dst[9][j, :] = src[9][i, :]
@@ -870,13 +834,7 @@ def _copy_row2(src, i, dst, j):
 
 @njit
 def _copy_row3(src, i, dst, j):
-    dst[0][j] = src[0][i]
-    dst[1][j] = src[1][i]
-    dst[2][j] = src[2][i]
-    dst[3][j] = src[3][i]
-    dst[4][j] = src[4][i]
-    dst[5][j] = src[5][i]
-    dst[6][j] = src[6][i]
+    _copy_head(src, i, dst, j)
     dst[7][j] = src[7][i]
     dst[8][j] = src[8][i]
     dst[9][j] = src[9][i]
@@ -1046,6 +1004,112 @@ def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, b
 
 
 # --------------------------------------------------------------------------------------------------
+# the greedy first incumbent (``initial="greedy"``)
+# --------------------------------------------------------------------------------------------------
+
+@njit
+def _root_split(V, cls, lc, ac, sl, sa):
+    """CART's split of a view's rows: the cut with the lowest Gini impurity (classification) or squared
+    error (regression), the lowest feature and then the lowest cut on ties. Returns (feature, local rank
+    of the cut), or (-1, 0) when every feature is constant on the view. O(m p), no sorting: the view's
+    orders are presorted."""
+    vord, vu, vy, vY, vm, srank = V[0], V[2], V[4], V[5], V[6], V[7]
+    m = vm[0]
+    p = vu.shape[0]
+    K = lc.shape[0]
+    mo = sl.shape[0]
+    ac[:] = 0
+    sa[:] = 0.0
+    for i in range(m):
+        if cls:
+            ac[vy[i]] += 1
+        else:
+            sa += vY[i]
+    sq_all = (ac * ac).sum()
+    best = -np.inf
+    bf = -1
+    bt = 0
+    for f in range(p):
+        if vu[f] < 2:
+            continue
+        for c in range(K):
+            lc[c] = 0
+        for o in range(mo):
+            sl[o] = 0.0
+        sql = 0
+        sqr = sq_all
+        for q in range(m - 1):
+            i = vord[f, q]
+            if cls:
+                c = vy[i]
+                sql += 2 * lc[c] + 1
+                sqr -= 2 * (ac[c] - lc[c]) - 1
+                lc[c] += 1
+            else:
+                for o in range(mo):
+                    sl[o] += vY[i, o]
+            if srank[f, q + 1] == srank[f, q]:
+                continue
+            nl = q + 1
+            nr = m - nl
+            if cls:  # n_l gini_l + n_r gini_r = m - (sum l_c^2 / n_l + sum r_c^2 / n_r)
+                gain = sql / nl + sqr / nr
+            else:  # squared error = sum y^2 - (sum_o S_l^2 / n_l + S_r^2 / n_r)
+                gain = 0.0
+                for o in range(mo):
+                    r = sa[o] - sl[o]
+                    gain += sl[o] * sl[o] / nl + r * r / nr
+            if gain > best:
+                best = gain
+                bf = f
+                bt = srank[f, q]
+    return bf, bt
+
+
+@njit
+def greedy2(V, cls, E, tree, off):
+    """A good depth-2 tree for the first incumbent, from the view alone: CART's root split
+    (``_root_split``) with the best stump of the training loss on each side, i.e. Algorithm 1's
+    exhaustive search of the one root threshold (``d2_process``). Its loss is at most that of CART's
+    depth-2 tree whenever both pick the same root. Writes the tree in global ranks to
+    ``tree[off:off + 6]`` and returns its loss on the view; O(m p) per feature scan, 2p scans."""
+    G, SC, OUT, J, SL = E
+    SEQ = SC[2]
+    p = V[2].shape[0]
+    f0, t = _root_split(V, cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
+    if f0 < 0:  # no cut on the view: root threshold 0 sends every row right, to the best stump
+        f0, t = 0, 0
+    full = np.ones(p, np.bool_)
+    none = np.zeros(p)
+    ex, npts, v, jb, f1, f2, ps, pm = d2_process(V, cls, f0, t, t, False, False, full, full, none, none, none, none,
+                                                 np.inf, 0.0, 0.0, 1, LB_W0, 0.0, False, V[6][0], G, SC, OUT, J, SL)
+    _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, off)
+    return v
+
+
+@njit
+def greedy3(order, rank, y, Y, u, cls, V, loc, E, tree):
+    """The depth-3 counterpart of ``greedy2``: CART's root split on all rows, then ``greedy2`` on each
+    side (CART's first two levels with the best stumps below). ``tree`` gets the incumbent history row
+    (root, left subtree, right subtree, in global ranks); returns the loss. Leaves ``V`` on the last side."""
+    SEQ = E[1][2]
+    build_view(order, rank, y, Y, 0, 0, u[0], V, loc)
+    f0, t = _root_split(V, cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
+    if f0 < 0:  # every feature constant: the depth-2 tree of all rows (its own root splits nothing)
+        tree[0] = -1
+        tree[1] = 0
+        _no_tree(tree[8:])
+        return greedy2(V, cls, E, tree, 2)
+    tg = V[3][f0, t]
+    tree[0] = f0
+    tree[1] = tg
+    build_view(order, rank, y, Y, f0, 0, tg, V, loc)
+    loss = greedy2(V, cls, E, tree, 2)
+    build_view(order, rank, y, Y, f0, tg, u[f0], V, loc)
+    return loss + greedy2(V, cls, E, tree, 8)
+
+
+# --------------------------------------------------------------------------------------------------
 # the resumable kernels
 # --------------------------------------------------------------------------------------------------
 
@@ -1067,6 +1131,69 @@ def _round_start2(T, head, tail, U):
     return lb, trip
 
 
+@njit(inline="always")
+def _params(params, cls):
+    """(s, lower-bound kind, s' ratio, tol, margin, similarity) from a solver's ``params``."""
+    return np.int64(params[0]), np.int64(params[1]), params[2], params[3], params[4], params[5] != 0.0 and cls
+
+
+@njit(inline="always")
+def _blocked(ist, events, k, epi):
+    """(status, head, tail) before an iteration: status DONE (the search is over) or BUFFER (no room for
+    ``epi`` more events after the first k), else -1; head and tail delimit the alive tuples."""
+    status = -1
+    if ist[I_DONE] == 1:
+        status = ev.STATUS_DONE
+    elif k + epi > events.shape[0]:
+        status = ev.STATUS_BUFFER
+    return status, ist[I_HEAD], ist[I_TAIL]
+
+
+@njit(inline="always")
+def _shift_queue(ist, head):
+    """The alive tuples were moved to the front (``compact2`` / ``compact3``): shift the queue's marks.
+    Returns the new (head, tail)."""
+    ist[I_HEAD] = 0
+    ist[I_ROUND_END] -= head
+    ist[I_TAIL] -= head
+    return 0, ist[I_TAIL]
+
+
+@njit
+def _new_round(ist, fst, rstat, head, tail, U, lb, trip):
+    """Bookkeeping of an iteration start of Algorithm 1 (a round) with ``tail - head`` tuples alive, the
+    certified lower bound ``lb`` and ``trip`` trees alive; returns the round's number (from 0)."""
+    r = ist[I_ROUND]
+    ist[I_ROUND] = r + 1
+    ist[I_ROUND_END] = tail
+    fst[F_LB] = lb
+    if r < rstat.shape[0]:
+        rstat[r, 0] = tail - head
+        rstat[r, 1] = trip
+        rstat[r, 2] = lb
+        rstat[r, 3] = U
+    return r
+
+
+@njit(inline="always")
+def _next_tuple(ist, head):
+    """The tuple at ``head`` is processed: True when none is left (the search is over)."""
+    ist[I_HEAD] = head + 1
+    ist[I_STEPS] += 1
+    return head + 1 == ist[I_TAIL]
+
+
+@njit
+def _finish(ist, fst, events, k, summary, rounds):
+    """End of the search: U is optimal. Emits TERMINATED when ``summary``; returns the event count."""
+    ist[I_DONE] = 1
+    fst[F_LB] = fst[F_U]
+    if summary:
+        k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U], rounds,
+                    ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
+    return k
+
+
 def make_kernel2(level):
     """The depth-2 Quant-BnB kernel (Algorithm 1) for a record level; one iteration = one tuple."""
 
@@ -1077,12 +1204,7 @@ def make_kernel2(level):
         ``params`` = [s, lower-bound kind, s' ratio, tol, margin, similarity]. The state (``T``, ``ist``,
         ``fst``, ``hist``, ``hval``, ``rstat``) is only changed once the buffer and the arrays have room.
         """
-        s = np.int64(params[0])
-        lbkind = np.int64(params[1])
-        spr = params[2]
-        tol = params[3]
-        margin = params[4]
-        sim = params[5] != 0.0 and cls
+        s, lbkind, spr, tol, margin, sim = _params(params, cls)
         G, SC, OUT, J, SL = E
         vu, vm = V[2], V[6]
         p = vu.shape[0]
@@ -1090,43 +1212,28 @@ def make_kernel2(level):
         keep1, keep2, rowmin, colmin, slb, pts = SL[0], SL[1], SL[2], SL[3], SL[4], SL[5]
         glen = G[2]
         epi = s * (2 * p + 1) + 8
-        k = 0
-        if ist[I_DONE] == 1:
-            return k, ev.STATUS_DONE
-        done = 0
+        k = done = 0
         while done < max_iterations:
-            if k + epi > events.shape[0]:
-                return k, ev.STATUS_BUFFER
-            head = ist[I_HEAD]
-            tail = ist[I_TAIL]
+            status, head, tail = _blocked(ist, events, k, epi)
+            if status >= 0:
+                return k, status
             if tail + s > T[0].shape[0] and head > 0:
                 compact2(T, head, tail)
-                ist[I_HEAD] = 0
-                ist[I_ROUND_END] -= head
-                ist[I_TAIL] = tail - head
-                tail -= head
-                head = 0
+                head, tail = _shift_queue(ist, head)
             if tail + s > T[0].shape[0] or ist[I_NINC] >= hist.shape[0]:
                 return k, ev.STATUS_GROW
             U = fst[F_U]
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, ist[I_STEPS], ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0,
+                    k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0,
                                 m, p, s, 0.0, 0.0)
+            it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
             if head == ist[I_ROUND_END]:
-                r = ist[I_ROUND]
-                ist[I_ROUND] = r + 1
-                ist[I_ROUND_END] = tail
                 lb, trip = _round_start2(T, head, tail, U)
-                fst[F_LB] = lb
-                if r < rstat.shape[0]:
-                    rstat[r, 0] = tail - head
-                    rstat[r, 1] = trip
-                    rstat[r, 2] = lb
-                    rstat[r, 3] = U
+                r = _new_round(ist, fst, rstat, head, tail, U, lb, trip)
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, ist[I_STEPS], QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb,
+                    k = ev.emit(events, k, it, QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb,
                                 tail - head, 0, 0, trip, 0.0)
             f0 = T[0][head]
             a = T[1][head]
@@ -1146,13 +1253,13 @@ def make_kernel2(level):
                 ist[I_NINC] = row + 1
                 fst[F_U] = v
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, ist[I_STEPS], QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB],
+                    k = ev.emit(events, k, it, QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB],
                                 hist[row, 1], 0, row, U, 0.0)
                 U = v
             if ex:
                 ist[I_EXHAUSTIVE] += 1
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, ist[I_STEPS], QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head],
+                    k = ev.emit(events, k, it, QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head],
                                 f0, v, U, fst[F_LB], a, b, npts, 0.0, 0.0)
             else:
                 tail, nid = _push_children2(T, tail, f0, s, J, SL, ist[I_NEXT_ID], tid, cid)
@@ -1170,7 +1277,7 @@ def make_kernel2(level):
                         if T[8][head, f] and not keep2[g, f]:
                             ist[I_ELIMINATED] += 1
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, ist[I_STEPS], QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB],
+                    k = ev.emit(events, k, it, QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB],
                                 a, b, kept, 0.0, 0.0)
                     for g in range(s):
                         kind = lbkind if (lbkind != LB_W0 and glen[g] > 0) else LB_W0
@@ -1182,25 +1289,18 @@ def make_kernel2(level):
                                 bound = rowmin[g, f]
                             n1 += keep1[g, f]
                             n2 += keep2[g, f]
-                        k = ev.emit(events, k, ist[I_STEPS], QB_SLICE, 0, 1 if slb[g] < np.inf else 0, cid[g], tid,
+                        k = ev.emit(events, k, it, QB_SLICE, 0, 1 if slb[g] < np.inf else 0, cid[g], tid,
                                     f0, g + 1, U, bound, pts[g], pts[g + 1], kind, n1, n2)
                         for f in range(p):
                             if T[7][head, f] and not rowmin[g, f] < U + margin:
-                                k = ev.emit(events, k, ist[I_STEPS], QB_ELIMINATE, 0, 2 * kind, tid, -1, f,
+                                k = ev.emit(events, k, it, QB_ELIMINATE, 0, 2 * kind, tid, -1, f,
                                             rowmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], rowmin[g, f] - U, 0.0)
                             if T[8][head, f] and not colmin[g, f] < U + margin:
-                                k = ev.emit(events, k, ist[I_STEPS], QB_ELIMINATE, 0, 2 * kind + 1, tid, -1, f,
+                                k = ev.emit(events, k, it, QB_ELIMINATE, 0, 2 * kind + 1, tid, -1, f,
                                             colmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], colmin[g, f] - U, 0.0)
-            ist[I_HEAD] = head + 1
-            ist[I_STEPS] += 1
             done += 1
-            if head + 1 == ist[I_TAIL]:
-                ist[I_DONE] = 1
-                fst[F_LB] = fst[F_U]
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U],
-                                ist[I_ROUND], ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
-                return k, ev.STATUS_DONE
+            if _next_tuple(ist, head):
+                return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
         return k, ev.STATUS_BUDGET
 
     return quantbnb2_kernel
@@ -1242,16 +1342,13 @@ def _view_loss(V, cls, tree, cnt, sums):
     """Loss on a view's rows of a depth-2 tree given in global ranks (leaf = majority class or mean)."""
     vrank, vg, vy, vY, vm = V[1], V[3], V[4], V[5], V[6]
     m = vm[0]
-    K = cnt.shape[0]
     mo = vY.shape[1]
     loss = 0.0
     for leaf in range(4):
         n = 0
         q = 0.0
-        for k in range(K):
-            cnt[k] = 0
-        for o in range(mo):
-            sums[o] = 0.0
+        cnt[:] = 0
+        sums[:] = 0.0
         for i in range(m):
             side = 0
             if tree[0] >= 0 and vg[tree[0], vrank[tree[0], i]] > tree[1]:
@@ -1303,6 +1400,14 @@ def _slice_bound3(lbL, lbR, j, sim, n_mid):
     return w
 
 
+@njit(inline="always")
+def _count_inner(ist, steps, passes):
+    """Count one inner depth-2 solve of ``steps`` iterations and ``passes`` feature scans."""
+    ist[I_INNER] += 1
+    ist[I_INNER_STEPS] += steps
+    ist[I_PASSES] += passes
+
+
 def make_kernel3(level):
     """The depth-3 Quant-BnB kernel (Appendix C) for a record level; one iteration = one root tuple."""
 
@@ -1314,46 +1419,31 @@ def make_kernel3(level):
         The first iteration solves the depth-2 problem on all rows: it is every depth-3 tree whose root
         threshold is 0 or u(f0), so every root tuple starts with both end points settled.
         """
-        s = np.int64(params[0])
-        lbkind = np.int64(params[1])
-        spr = params[2]
-        tol = params[3]
-        margin = params[4]
-        sim = params[5] != 0.0 and cls
+        s, lbkind, spr, tol, margin, sim = _params(params, cls)
         lbL, ubL, lbR, ubR, trL, trR, pts, cid = W3
         p = rank.shape[0]
         epi = 4 * s + 12
-        k = 0
-        if ist[I_DONE] == 1:
-            return k, ev.STATUS_DONE
-        done = 0
+        k = done = 0
         while done < max_iterations:
-            if k + epi > events.shape[0]:
-                return k, ev.STATUS_BUFFER
-            head = ist[I_HEAD]
-            tail = ist[I_TAIL]
+            status, head, tail = _blocked(ist, events, k, epi)
+            if status >= 0:
+                return k, status
             need = p if ist[I_STARTED] == 0 else s
             if tail + need > T[0].shape[0] and head > 0:
                 compact3(T, head, tail)
-                ist[I_HEAD] = 0
-                ist[I_ROUND_END] -= head
-                ist[I_TAIL] = tail - head
-                tail -= head
-                head = 0
+                head, tail = _shift_queue(ist, head)
             if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > hist.shape[0]:
                 return k, ev.STATUS_GROW
             U = fst[F_U]
-            it = ist[I_STEPS]
+            it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, it, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0, rank.shape[1], p, s,
+                    k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0, rank.shape[1], p, s,
                                 0.0, 0.0)
                 lb, ub, st, ps, mm = _side(order, rank, y, Y, 0, 0, u[0], U, 0.0, tol, margin, cls, s, lbkind, spr,
                                            sim, V, loc, E, trL[0], False)
-                ist[I_INNER] += 1
-                ist[I_INNER_STEPS] += st
-                ist[I_PASSES] += ps
+                _count_inner(ist, st, ps)
                 if level >= ev.LEVEL_FULL:
                     k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 2, -1, -1, -1, U, ub, lb, 0, st, mm, 0.0, 0.0)
                 if ub < U - tol:
@@ -1386,24 +1476,11 @@ def make_kernel3(level):
                 ist[I_STEPS] += 1
                 done += 1
                 if tail == 0:
-                    ist[I_DONE] = 1
-                    fst[F_LB] = fst[F_U]
-                    if level >= ev.LEVEL_SUMMARY:
-                        k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U],
-                                    fst[F_U], 0, ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
-                    return k, ev.STATUS_DONE
+                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, 0), ev.STATUS_DONE
                 continue
             if head == ist[I_ROUND_END]:
-                r = ist[I_ROUND]
-                ist[I_ROUND] = r + 1
-                ist[I_ROUND_END] = tail
                 lb, trip = _round_start3(T, head, tail, U)
-                fst[F_LB] = lb
-                if r < rstat.shape[0]:
-                    rstat[r, 0] = tail - head
-                    rstat[r, 1] = trip
-                    rstat[r, 2] = lb
-                    rstat[r, 3] = U
+                r = _new_round(ist, fst, rstat, head, tail, U, lb, trip)
                 if level >= ev.LEVEL_SUMMARY:
                     k = ev.emit(events, k, it, QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb, tail - head, 0, 0,
                                 trip, 0.0)
@@ -1415,14 +1492,7 @@ def make_kernel3(level):
             Rb = T[8][head]
             Lb = T[9][head]
             Ra = T[10][head]
-            ex = (b - a) <= s
-            if ex:
-                npts = b - a + 1
-                for j in range(npts):
-                    pts[j] = a + j
-            else:
-                npts = s + 1
-                quantile_points(a, b, s, pts)
+            ex, npts = _points(a, b, s, pts)
             # Left sides, ascending. The left loss at t_j serves the tree at t_j and slice j + 1, whose right
             # sides lose at least rfloor(t_{j+1}): the solve is cut off at U - rfloor(t_{j+1}), and skipped
             # when the known lower bound (Lemma B.3, similarity) already reaches that.
@@ -1446,9 +1516,7 @@ def make_kernel3(level):
                                            spr, sim, V, loc, E, trL[j], warm)
                 lbL[j] = max(lb, lbL[j])
                 ubL[j] = ub
-                ist[I_INNER] += 1
-                ist[I_INNER_STEPS] += st
-                ist[I_PASSES] += ps
+                _count_inner(ist, st, ps)
                 if level >= ev.LEVEL_FULL:
                     k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 0, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
                                 0.0)
@@ -1474,9 +1542,7 @@ def make_kernel3(level):
                                            lbkind, spr, sim, V, loc, E, trR[j], warm)
                 lbR[j] = max(lb, lbR[j])
                 ubR[j] = ub
-                ist[I_INNER] += 1
-                ist[I_INNER_STEPS] += st
-                ist[I_PASSES] += ps
+                _count_inner(ist, st, ps)
                 if level >= ev.LEVEL_FULL:
                     k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 1, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
                                 0.0)
@@ -1535,16 +1601,9 @@ def make_kernel3(level):
                         lS = _slice_bound3(lbL, lbR, j, sim, cum[f0, pts[j]] - cum[f0, pts[j - 1]])
                         k = ev.emit(events, k, it, QB_SLICE, 0, 1 if lS < U + margin else 0, cid[j - 1], tid, f0, j, U,
                                     lS, pts[j - 1], pts[j], LB_W0, lbL[j - 1], lbR[j])
-            ist[I_HEAD] = head + 1
-            ist[I_STEPS] += 1
             done += 1
-            if head + 1 == ist[I_TAIL]:
-                ist[I_DONE] = 1
-                fst[F_LB] = fst[F_U]
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U],
-                                ist[I_ROUND], ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
-                return k, ev.STATUS_DONE
+            if _next_tuple(ist, head):
+                return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
         return k, ev.STATUS_BUDGET
 
     return quantbnb3_kernel

@@ -62,6 +62,7 @@ class CARTSolver(Solver):
         self.node_impurity = np.zeros(cap)
         self.node_depth = np.zeros(cap, dtype=np.int64)
         self.counters = np.zeros(5, dtype=np.int64)
+        self.acc = np.zeros(kernels.N_ACC)
         self.params = np.array([kernels.CRITERIA[criterion], -1 if max_depth is None else max_depth,
                                 min_samples_split, min_samples_leaf, min_impurity_decrease,
                                 -1 if max_leaf_nodes is None else max_leaf_nodes, self.w.sum(), n_stats],
@@ -77,7 +78,7 @@ class CARTSolver(Solver):
     def advance(self, kernel, events, max_iterations):
         n, status = kernel(self.X, self.Y, self.w, self.order, self.frontier, self.split, self.feature,
                            self.threshold, self.left, self.right, self.node_value, self.node_weight,
-                           self.node_impurity, self.node_depth, self.counters, self.params, events,
+                           self.node_impurity, self.node_depth, self.counters, self.acc, self.params, events,
                            max_iterations)
         return int(n), int(status)
 
@@ -100,13 +101,17 @@ class CARTSolver(Solver):
         return self._cached[1]
 
     def bounds(self):
-        tree = self.incumbent()
+        """(0, training loss of the incumbent): the kernel keeps the loss of the leaves made so far and of
+        the frontier nodes (the incumbent's other leaves), so this is O(1), with no tree rebuilt."""
+        if self.counters[kernels.C_NODES] == 0 and self.counters[kernels.C_FRONTIER] == 0:
+            return 0.0, self._leaf_loss()  # nothing run yet: the root as a leaf
+        return 0.0, float(self.acc[kernels.A_LEAVES] + self.acc[kernels.A_FRONTIER])
+
+    def _leaf_loss(self):
         if self.task == "classification":
-            loss = float(np.dot(self.w, tree.predict_index(self.X) != self.y))
-        else:
-            pred = tree.predict_index(self.X)
-            loss = float(np.dot(self.w, ((pred - self.Y) ** 2).sum(axis=1)))
-        return 0.0, loss
+            return float(self.w.sum() - np.bincount(self.y, weights=self.w, minlength=self.K).max())
+        mean = self.w @ self.Y / self.w.sum()
+        return float(self.w @ ((self.Y - mean) ** 2).sum(axis=1))
 
     def stats(self):
         return {"nodes": int(self.counters[kernels.C_NODES]), "leaves_made": int(self.counters[kernels.C_LEAVES])}
@@ -188,6 +193,24 @@ class _CARTParams(TreeEstimator):
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
 
+def _cart_init(default_criterion):
+    """The ``__init__`` of a CART estimator: scikit-learn's tree parameters, ``criterion`` defaulting to
+    ``default_criterion`` (one function for both estimators, with an explicit signature for get_params)."""
+
+    def __init__(self, criterion=default_criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.record = record
+        self.time_limit = time_limit
+
+    return __init__
+
 
 class CARTClassifier(TreeClassifierMixin, _CARTParams):
     """CART classification tree (Gini or entropy) in numba, with split events for the widgets.
@@ -198,18 +221,7 @@ class CARTClassifier(TreeClassifierMixin, _CARTParams):
     """
 
     _criteria = ("gini", "entropy")
-
-    def __init__(self, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_leaf_nodes = max_leaf_nodes
-        self.ccp_alpha = ccp_alpha
-        self.record = record
-        self.time_limit = time_limit
+    __init__ = _cart_init("gini")
 
 
 class CARTRegressor(TreeRegressorMixin, _CARTParams):
@@ -217,18 +229,7 @@ class CARTRegressor(TreeRegressorMixin, _CARTParams):
 
     _task = "regression"
     _criteria = ("squared_error",)
-
-    def __init__(self, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_leaf_nodes = max_leaf_nodes
-        self.ccp_alpha = ccp_alpha
-        self.record = record
-        self.time_limit = time_limit
+    __init__ = _cart_init("squared_error")
 
 
 register(SolverSpec("cart", CARTClassifier, {"depth": "max_depth", "time_limit": "time_limit"},

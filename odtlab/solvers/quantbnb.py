@@ -1,11 +1,11 @@
 """Quant-BnB (Mazumder, Meng, Wang, ICML 2022) on the search runtime: optimal depth-2 and depth-3 trees.
 
 The kernels are :mod:`odtlab.core.quantbnb`. This module prepares the data (distinct-value ranks and
-presorted orders per feature, constant features dropped, regression targets centred), starts from
-the CART tree of the same depth (its loss is the first U, brief pitfall 13), and provides the
-:class:`~odtlab.search.Solver`, the estimators :class:`QuantBnBClassifier` (0-1 loss, any number of
-classes) and :class:`QuantBnBRegressor` (squared error, multi-output), and the registry entries
-``odtlab solve quantbnb`` / ``quantbnb-regressor``.
+presorted orders per feature, constant features dropped, regression targets centred), starts from a
+greedy tree (CART's top split or splits with the best stumps below; its loss is the first U, brief
+pitfall 13), and provides the :class:`~odtlab.search.Solver`, the estimators
+:class:`QuantBnBClassifier` (0-1 loss, any number of classes) and :class:`QuantBnBRegressor` (squared
+error, multi-output), and the registry entries ``odtlab solve quantbnb`` / ``quantbnb-regressor``.
 
 One search iteration (the unit of ``Search.run(max_iterations=...)``) processes one alive tuple.
 The paper's iteration of Algorithm 1 (one sweep over the alive list AL^(k)) is a *round*: the stats
@@ -28,10 +28,12 @@ from odtlab.tree import Tree
 
 ALGORITHM = "quantbnb"
 BOUND_NAMES = {v: k for k, v in kernels.LB_NAMES.items()}
+INITIAL = ("greedy", "cart", "leaf")  # the first incumbent, see QuantBnBSolver
 
 register_kind(kernels.QB_ITERATION, "IterationStart", ALGORITHM,
               {"k": "depth", "alive": "i0", "triples": "f0", "U": "upper", "LB": "lower"},
-              "Iteration {k} of Algorithm 1: {alive} tuples alive ({triples:.6g} trees), bounds [{LB:.6g}, {U:.6g}]")
+              "Round {k} (the paper's iteration k of Algorithm 1): {alive} tuples alive ({triples:.6g} trees), "
+              "bounds [{LB:.6g}, {U:.6g}]")
 register_kind(kernels.QB_UPPER, "UpperBoundImproved", ALGORITHM,
               {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "U": "value", "root_rank": "i0",
                "history_row": "i2", "old_U": "f0"},
@@ -70,6 +72,20 @@ def quantbnb_kernel(depth, level):
     return _KERNELS[key]
 
 
+def _argsort_rows(XT):
+    """Row by row, the order that sorts XT[f]. Ties may come in any order (the scans only look at cuts
+    between distinct values), so quicksort, except on a large feature with few distinct values (under
+    a quarter of a 256-value sample), where numpy's quicksort is several times slower than its stable
+    sort."""
+    p, n = XT.shape
+    order = np.empty(XT.shape, dtype=np.intp)
+    step = max(n // 256, 1)
+    for f in range(p):
+        few = n >= 2048 and 4 * np.unique(XT[f, ::step]).size < XT[f, ::step].size
+        order[f] = np.argsort(XT[f], kind="stable" if few else "quicksort")
+    return order
+
+
 def prepare(X):
     """Ranks and presorted orders per feature (brief §1.2), with constant features dropped.
 
@@ -78,11 +94,14 @@ def prepare(X):
     per feature.
     """
     XT = np.ascontiguousarray(X.T)
-    order = np.argsort(XT, axis=1, kind="stable")
+    order = _argsort_rows(XT)
     rank = np.empty(order.shape, dtype=np.int64)
-    u = kernels.ranks_of(XT, order, rank)
+    distinct = np.empty(XT.shape)
+    u = kernels.ranks_of(XT, order, rank, distinct)
     kept = [j for j in range(X.shape[1]) if u[j] > 1]
-    values = [X[order[j][np.r_[0, np.flatnonzero(np.diff(rank[j][order[j]])) + 1]], j] for j in kept]
+    values = [distinct[j, :u[j]] for j in kept]
+    if len(kept) == X.shape[1]:
+        return kept, values, rank, order
     return kept, values, np.ascontiguousarray(rank[kept]), np.ascontiguousarray(order[kept])
 
 
@@ -93,8 +112,11 @@ class QuantBnBSolver(Solver):
     default) or W2 (brief §2.3); at depth 3 it is the bound of the inner depth-2 solves.
     ``keep_ties`` keeps a child feature whose bound equals U (Proposition 4.1 as printed, every optimal
     tree survives); by default ties are pruned, which is faster and still returns an optimal tree.
-    ``initial`` is the first incumbent: "cart" (the CART tree of the same depth, brief pitfall 13) or
-    "leaf" (a single leaf, the weakest feasible tree). ``similarity`` (0-1 loss only) adds the
+    ``initial`` is the first incumbent (brief pitfall 13): "greedy" (the default: CART's root split, at
+    depth 3 also its second level, with the best stumps of the training loss below, computed in ranks by
+    ``core.quantbnb.greedy2`` / ``greedy3`` without sorting; its loss is at most that of the CART tree
+    of the same depth whenever both choose the same splits), "cart" (the CART tree of the same depth)
+    or "leaf" (a single leaf, the weakest feasible tree). ``similarity`` (0-1 loss only) adds the
     similarity bound to W at depth 2 and to the subtree bounds at depth 3 (a set that gains n rows
     misclassifies at most n more; not in the paper, see ``core.quantbnb``); False runs the paper's
     bounds alone.
@@ -105,11 +127,11 @@ class QuantBnBSolver(Solver):
     exact = True
 
     def __init__(self, X, y, task="classification", depth=2, s=3, lower_bound="W0", sprime_ratio=0.6,
-                 keep_ties=False, similarity=True, initial="cart", n_classes=None, feature_names=None, classes=None):
+                 keep_ties=False, similarity=True, initial="greedy", n_classes=None, feature_names=None, classes=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
         n = X.shape[0]
-        if initial not in ("cart", "leaf"):
-            raise ValueError(f"initial must be 'cart' or 'leaf', got {initial!r}")
+        if initial not in INITIAL:
+            raise ValueError(f"initial must be one of {', '.join(map(repr, INITIAL))}, got {initial!r}")
         if depth not in (2, 3):
             raise ValueError(f"Quant-BnB solves depth 2 or depth 3 (Appendix C), not depth {depth!r}")
         if n < 2:
@@ -158,14 +180,25 @@ class QuantBnBSolver(Solver):
         self.rstat = np.zeros((kernels.MAX_ROUNDS, 4))
         self.hist = np.full((16, kernels.HIST_COLS), -1, np.int64)
         self.hval = np.zeros(16)
-        self._initial = self._cart_tree(y) if initial == "cart" else self._leaf_tree()
-        self.fst[kernels.F_U] = self._loss(self._initial)
+        if initial == "greedy" and p:  # the tree is only built when asked for (``initial_tree``)
+            self._initial = np.full(kernels.HIST_COLS, -1, np.int64)
+            if depth == 2:
+                kernels.build_view(order, rank, yk, Yc, 0, 0, int(self.u[0]), self.V, self.loc)
+                loss = kernels.greedy2(self.V, self.cls, self.E, self._initial, 0)
+            else:
+                loss = kernels.greedy3(order, rank, yk, Yc, self.u, self.cls, self.V, self.loc, self.E, self._initial)
+            self.fst[kernels.F_U] = loss
+        else:
+            self._initial = self._cart_tree(y) if initial == "cart" else self._leaf_tree()
+            self.fst[kernels.F_U] = self._loss(self._initial)
         if depth == 2:
             self.T = kernels.alloc_tuples2(max(4 * p * self.s + p + 1, 64), max(p, 1))
             if p:
-                kernels.build_view(order, rank, yk, Yc, 0, 0, int(self.u[0]), self.V, self.loc)
+                if initial != "greedy":
+                    kernels.build_view(order, rank, yk, Yc, 0, 0, int(self.u[0]), self.V, self.loc)
                 self.ist[kernels.I_TAIL] = kernels.init_tuples2(self.T, self.u)
                 self.ist[kernels.I_NEXT_ID] = self.ist[kernels.I_TAIL]
+            self.start_tuples = self._alive_list()
             self.cid = np.zeros(self.s, np.int64)
         else:
             self.T = kernels.alloc_tuples3(max(4 * p * self.s, 64))
@@ -179,8 +212,37 @@ class QuantBnBSolver(Solver):
         if not p:  # every feature constant: the best tree is a single leaf
             self.ist[kernels.I_DONE] = 1
         self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
-        self._cache = (-1, None, None)
+        self._cache = (-1, None)
         self._nbytes = None
+
+    def start_from(self, tuples, upper):
+        """Start a depth-2 search from a given alive list instead of eq. (17), with incumbent loss ``upper``.
+
+        ``tuples`` = [(f0, a, b, F1, F2), ...]: root feature ``f0`` (an index into the kept features),
+        root thresholds between ranks ``a`` and ``b``, and the child features still alive on each side.
+        For teaching: chapter 07 replays the paper's worked iteration (Appendix A.2) with it. Call it on a
+        fresh solver, before the search runs; returns the solver.
+        """
+        if self.depth != 2 or self.iterations or self.ist[kernels.I_STARTED]:
+            raise ValueError("start_from needs a fresh depth-2 solver")
+        p = len(self.kept)
+        if len(tuples) > self.T[0].shape[0]:
+            raise ValueError(f"at most {self.T[0].shape[0]} starting tuples")
+        T = self.T
+        for row, (f0, a, b, F1, F2) in enumerate(tuples):
+            for col, value in enumerate([f0, a, b, 0, 0.0, row, -1]):  # no end settled, bound 0, id, no parent
+                T[col][row] = value
+            T[7][row], T[8][row] = np.isin(np.arange(p), F1), np.isin(np.arange(p), F2)
+            T[9][row], T[10][row], T[11][row], T[12][row] = 0.0, 0.0, -np.inf, -np.inf
+        self.ist[kernels.I_TAIL] = self.ist[kernels.I_NEXT_ID] = len(tuples)
+        self.fst[kernels.F_U] = upper
+        self.start_tuples = self._alive_list()
+        return self
+
+    def _alive_list(self):
+        """The alive tuples (depth 2) as (id, f0, a, b): ``start_tuples``, what the widgets draw first."""
+        head, tail = int(self.ist[kernels.I_HEAD]), int(self.ist[kernels.I_TAIL])
+        return [(int(self.T[5][i]), int(self.T[0][i]), int(self.T[1][i]), int(self.T[2][i])) for i in range(head, tail)]
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
@@ -222,8 +284,8 @@ class QuantBnBSolver(Solver):
         return bool(self.ist[kernels.I_DONE])
 
     def bounds(self):
-        """(lower, upper): min over alive tuples' bounds (and U), and the incumbent's training loss."""
-        upper = self._incumbent()[1]
+        """(lower, upper): min over alive tuples' bounds (and U), and U, the incumbent's training loss."""
+        upper = float(self.fst[kernels.F_U])
         if self.finished:
             return upper, upper
         head, tail = int(self.ist[kernels.I_HEAD]), int(self.ist[kernels.I_TAIL])
@@ -232,7 +294,16 @@ class QuantBnBSolver(Solver):
         return float(min(upper, self.T[4][head:tail].min())), upper
 
     def incumbent(self):
-        return self._incumbent()[0]
+        row = int(self.ist[kernels.I_NINC])
+        if self._cache[0] != row:
+            self._cache = (row, self.initial_tree() if row == 0 else self.history_tree(row - 1))
+        return self._cache[1]
+
+    def initial_tree(self):
+        """The first incumbent (see ``initial``), whose loss is the first U."""
+        if isinstance(self._initial, np.ndarray):
+            self._initial = self._row_tree(self._initial)
+        return self._initial
 
     def stats(self):
         rounds = int(min(self.ist[kernels.I_ROUND], kernels.MAX_ROUNDS))
@@ -296,13 +367,6 @@ class QuantBnBSolver(Solver):
             return float(tree.misclassifications(self.X, self.y))
         return tree.squared_error(self.X, self.Y)
 
-    def _incumbent(self):
-        row = int(self.ist[kernels.I_NINC])
-        if self._cache[0] != row:
-            tree = self._initial if row == 0 else self.history_tree(row - 1)
-            self._cache = (row, tree, self._loss(tree))
-        return self._cache[1], self._cache[2]
-
     def _threshold(self, f, t):
         vals = self.values[f]
         if t <= 0:
@@ -326,7 +390,11 @@ class QuantBnBSolver(Solver):
 
     def history_tree(self, row):
         """The tree of incumbent number ``row`` (the ``history_row`` of an UpperBoundImproved event)."""
-        r = [int(v) for v in self.hist[row]]
+        return self._row_tree(self.hist[row])
+
+    def _row_tree(self, row):
+        """The fitted Tree of an incumbent history row (splits in ranks, see ``core.quantbnb.HIST_COLS``)."""
+        r = [int(v) for v in row]
         if self.depth == 2:
             root = self._depth2(r)
         elif r[0] < 0:
@@ -355,6 +423,18 @@ def _drop_empty(node, X, rows):
 
 
 class _QuantBnBParams(TreeEstimator):
+    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
+                 initial="greedy", record="summary", time_limit=None):
+        self.max_depth = max_depth
+        self.s = s
+        self.lower_bound = lower_bound
+        self.sprime_ratio = sprime_ratio
+        self.keep_ties = keep_ties
+        self.similarity = similarity
+        self.initial = initial
+        self.record = record
+        self.time_limit = time_limit
+
     def _check_params(self):
         if self.max_depth not in (2, 3) or isinstance(self.max_depth, bool):
             raise ValueError(f"Quant-BnB solves max_depth 2 or 3 (Appendix C recommends d <= 3), "
@@ -365,6 +445,8 @@ class _QuantBnBParams(TreeEstimator):
             raise ValueError(f"lower_bound must be one of {sorted(kernels.LB_NAMES)}, got {self.lower_bound!r}")
         if not self.sprime_ratio > 0:
             raise ValueError(f"sprime_ratio must be positive, got {self.sprime_ratio!r}")
+        if self.initial not in INITIAL:
+            raise ValueError(f"initial must be one of {', '.join(map(repr, INITIAL))}, got {self.initial!r}")
 
     def _make_solver(self, X, y, sample_weight):
         if sample_weight is not None:  # rows of weight 0 do not count; the others must weigh the same
@@ -384,29 +466,17 @@ class _QuantBnBParams(TreeEstimator):
         return Search(solver, record=record)
 
 
-
 class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
     """Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
 
     Parameters: ``max_depth`` (2 or 3), ``s`` (quantile slices per refinement, the paper's s = 3),
     ``lower_bound`` ("W0", "W1" or "W2", §3.2), ``sprime_ratio`` (s' = floor(ratio * n * s / (b - a)) for
     W1), ``keep_ties`` (keep child features whose bound equals U, as Proposition 4.1), ``similarity`` (add
-    the similarity bound, 0-1 loss only), ``initial`` ("cart" or "leaf": the first incumbent), ``record``
+    the similarity bound, 0-1 loss only), ``initial`` (the first incumbent: "greedy", CART's top split(s)
+    with the best stumps below, computed from the ranks; "cart", the CART tree; "leaf"), ``record``
     (event level kept during fit) and ``time_limit`` (seconds; a stopped search keeps its incumbent tree
     and a certified lower bound, and ``search_.run()`` resumes it).
     """
-
-    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
-                 initial="cart", record="summary", time_limit=None):
-        self.max_depth = max_depth
-        self.s = s
-        self.lower_bound = lower_bound
-        self.sprime_ratio = sprime_ratio
-        self.keep_ties = keep_ties
-        self.similarity = similarity
-        self.initial = initial
-        self.record = record
-        self.time_limit = time_limit
 
 
 class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
@@ -416,18 +486,6 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
     """
 
     _task = "regression"
-
-    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
-                 initial="cart", record="summary", time_limit=None):
-        self.max_depth = max_depth
-        self.s = s
-        self.lower_bound = lower_bound
-        self.sprime_ratio = sprime_ratio
-        self.keep_ties = keep_ties
-        self.similarity = similarity
-        self.initial = initial
-        self.record = record
-        self.time_limit = time_limit
 
 
 register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},

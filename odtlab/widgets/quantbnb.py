@@ -48,7 +48,7 @@ class QuantBnBAdapter(Adapter):
 
     @property
     def snapshots(self):
-        return True  # the tree before the first UpperBoundImproved is the solver's starting (CART) tree
+        return True  # the tree before the first UpperBoundImproved is the solver's first incumbent (``initial``)
 
     def tree_frame(self, frame, max_leaves=12):
         qb = _codes()
@@ -71,7 +71,7 @@ class _Tuples:
         qb = _codes()
         recs = frame.records
         kinds = recs["kind"]
-        slices = recs[(kinds == qb.QB_SLICE) & (recs["flags"] == 1)]
+        slices = recs[(kinds == qb.QB_SLICE) & (recs["node"] >= 0)]  # slices pushed as tuples (with an id)
         done = recs[np.isin(kinds, (qb.QB_REFINE, qb.QB_EXHAUSTIVE))]
         processed = set(done["node"].tolist())
         solver = frame.solver
@@ -79,9 +79,13 @@ class _Tuples:
         self.alive = [(int(f), int(a), int(b)) for tid, f, a, b in
                       zip(slices["node"].tolist(), slices["feature"].tolist(), slices["i0"].tolist(),
                           slices["i1"].tolist()) if tid not in processed]
-        roots_done = {int(f) for f, p, b in zip(done["feature"].tolist(), done["parent"].tolist(),
-                                                done["i1"].tolist()) if p < 0 and b >= self.u[int(f)]}
-        self.alive += [(f, 0, self.u[f]) for f in range(len(self.u)) if f not in roots_done]
+        start = getattr(solver, "start_tuples", None)  # depth 2: the first alive list, (id, f0, a, b)
+        if start is not None:
+            self.alive = [(f, a, b) for tid, f, a, b in start if tid not in processed] + self.alive
+        else:
+            roots_done = {int(f) for f, p, b in zip(done["feature"].tolist(), done["parent"].tolist(),
+                                                    done["i1"].tolist()) if p < 0 and b >= self.u[int(f)]}
+            self.alive += [(f, 0, self.u[f]) for f in range(len(self.u)) if f not in roots_done]
         self.processed = len(processed)
 
 
