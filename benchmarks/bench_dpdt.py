@@ -1,6 +1,7 @@
 """DPDT speed: odtlab's numba DPDT against the authors' pure-Python timings, a pure-Python DPDT run here, and CART.
 
-Run: ``cd /work/main && .venv/bin/python benchmarks/bench_dpdt.py [--repeats 7] [--json]``.
+Run: ``cd /work/main && .venv/bin/python benchmarks/bench_dpdt.py [--repeats 7] [--quick] [--json]``
+(``--quick``: 3 repeats and no record-level overheads, as ``make bench`` runs it).
 
 Per set and depth (candidates (8, 3), alpha = 0, as the issue's table):
 
@@ -14,7 +15,9 @@ Per set and depth (candidates (8, 3), alpha = 0, as the issue's table):
   ratio, which does not depend on how loaded the machine is;
 * ``cart_s`` and ``dpdt_over_cart``: odtlab's CART at the same depth, and time(DPDT) / time(CART); the same
   for scikit-learn's ``DecisionTreeClassifier`` (``sklearn_cart_s``, ``dpdt_over_sklearn_cart``);
-* train accuracies of both DPDTs and the paper's; the record-level costs (summary, full) against level none.
+* train accuracies of both DPDTs and the paper's; ``candidates`` (candidate splits backed up) of both DPDTs, and
+  ``operations`` in the paper's unit (nodes of the inner CART trees, :mod:`odtlab.solvers.dpdt`);
+* the record-level costs (summary, full) against level none.
 """
 import argparse
 import json
@@ -39,7 +42,7 @@ CANDIDATES = (8, 3)
 
 def python_dpdt(X, y, depth, candidates):
     """DPDT in pure Python (brief §2.6, alpha = 0): scikit-learn's best-first CART generates the candidates,
-    recursion builds the MDP depth first and backs up Q = p_l V_l + p_r V_r. Returns (train accuracy, ops)."""
+    recursion builds the MDP depth first and backs up Q = p_l V_l + p_r V_r. Returns (train accuracy, candidates)."""
     K = int(y.max()) + 1
     ops = 0
 
@@ -96,7 +99,7 @@ def kernel_seconds(X, y, depth, level, repeats):
     return min(run() for _ in range(repeats))
 
 
-def bench(repeats=7):
+def bench(repeats=7, levels=True):
     rows = []
     for name, depth, paper_s, paper_acc in CASES:
         X, y = getattr(skd, f"load_{name}")(return_X_y=True)
@@ -109,7 +112,9 @@ def bench(repeats=7):
         sk_s, _ = best_time(lambda: DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y), repeats)
         python_s, (python_acc, python_ops) = best_time(lambda: python_dpdt(X, y, depth, CANDIDATES),
                                                        max(1, repeats // 3))
-        none, summary, full = (kernel_seconds(X, y, depth, level, repeats) for level in ("none", "summary", "full"))
+        levels_s = [kernel_seconds(X, y, depth, level, repeats) for level in (("none", "summary", "full") if levels
+                                                                               else ("none",))]
+        none, summary, full = levels_s if levels else (levels_s[0], np.nan, np.nan)
         stats = est.result_.stats
         rows.append({
             "set": name, "depth": depth, "n": X.shape[0], "p": X.shape[1],
@@ -119,7 +124,8 @@ def bench(repeats=7):
             "cart_s": cart_s, "dpdt_over_cart": dpdt_s / cart_s, "sklearn_cart_s": sk_s,
             "dpdt_over_sklearn_cart": dpdt_s / sk_s,
             "accuracy": est.score(X, y), "python_accuracy": python_acc, "paper_accuracy": paper_acc,
-            "operations": stats["operations"], "python_operations": python_ops, "states": stats["states"],
+            "operations": stats["operations"], "candidates": stats["candidates"], "python_candidates": python_ops,
+            "states": stats["states"],
             "summary_overhead": summary / none - 1.0, "full_overhead": full / none - 1.0,
         })
     return rows
@@ -128,15 +134,16 @@ def bench(repeats=7):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="3 repeats, no record-level overheads")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = bench(args.repeats)
+    rows = bench(3 if args.quick else args.repeats, levels=not args.quick)
     if args.json:
         print(json.dumps(rows, indent=1))
         return
     head = (f"{'set':<14}{'D':>2} {'DPDT ms':>8} {'wall':>7} {'kernel':>7} {'paper':>6} {'x paper':>8} {'python':>7} "
             f"{'x python':>9} {'CART ms':>8} {'DPDT/CART':>10} {'/sklearn':>9} {'acc':>7} {'py acc':>7} {'paper':>7} "
-            f"{'ops':>5} {'py ops':>6} {'summary':>8} {'full':>6}")
+            f"{'cands':>5} {'py':>4} {'ops':>5} {'summary':>8} {'full':>6}")
     print(head)
     for r in rows:
         print(f"{r['set']:<14}{r['depth']:>2} {1e3 * r['dpdt_s']:8.2f} {1e3 * r['dpdt_wall_s']:7.2f} "
@@ -144,8 +151,9 @@ def main():
               f"{r['paper_s']:6.2f} {r['speedup_vs_paper']:8.1f} {r['python_s']:7.3f} {r['speedup_vs_python']:9.1f} "
               f"{1e3 * r['cart_s']:8.2f} {r['dpdt_over_cart']:10.1f} {r['dpdt_over_sklearn_cart']:9.1f} "
               f"{r['accuracy']:7.4f} "
-              f"{r['python_accuracy']:7.4f} {r['paper_accuracy']:7.4f} {r['operations']:5d} "
-              f"{r['python_operations']:6d} {r['summary_overhead']:8.1%} {r['full_overhead']:6.1%}")
+              f"{r['python_accuracy']:7.4f} {r['paper_accuracy']:7.4f} {r['candidates']:5d} "
+              f"{r['python_candidates']:4d} "
+              f"{r['operations']:5d} {r['summary_overhead']:8.1%} {r['full_overhead']:6.1%}")
 
 
 if __name__ == "__main__":

@@ -60,8 +60,19 @@ Arrays (all grown by the driver when the kernel returns ``STATUS_GROW``, or boun
 * ``MEMO`` ((D + 2) x 2 x 5): the best splits of the two children of the first candidate of the state at each
   depth, computed by that state's CART and reused by the children's own CART; row D + 1 stays invalid.
   ``LAID[d + 1] = 1`` when that CART also laid out the children's lists in level d + 1.
-* ``counters``: iterations, states, operations (non-degenerate candidates generated, as the paper counts
-  them), duplicates, generator calls, backups, row-features scanned, fill levels, and what to grow.
+* ``counters``: iterations, states, candidates (C_OPS: non-degenerate candidate splits generated), the paper's
+  operations (C_PAPER_OPS, below), duplicates, generator calls, backups, row-features scanned, fill levels,
+  and what to grow.
+
+The paper's "operations" (Table 1, "computing candidate split nodes for subsets of the training data") are
+counted in C_PAPER_OPS as the **nodes of every inner CART tree** fitted (a CART with k split nodes has 2k + 1
+nodes; the paper's CART column is likewise the node count of one depth-3 CART, 7-15); for top-B and the
+exhaustive generator, the cuts returned. This unit reproduces the paper's counts: with its "light" and "full"
+configurations read as ``candidates=(16, 1, 1)`` and ``(16, 16, 16)`` (inner CARTs with 16 leaves, the
+paper's "16 candidate root splits"), the shipped quantbnb/ sets give bank 268 (paper 271), segment 220 (220),
+wilt 274 (274), rice 298 (298) and, full, bank 8021 (7990), segment 16323 (16300), with the paper's train
+accuracies. ``(8, 1, 1)`` in the reference code's unit (8 leaves, 7 root candidates) counts at most
+15 + 14 * 3 + 28 * 3 = 141 CART nodes, or 7 + 14 + 28 = 49 candidates (C_OPS).
 """
 import numpy as np
 
@@ -80,8 +91,8 @@ N_PARAMS = 10
 
 # ---- counters (int64) --------------------------------------------------------------------------------------
 (C_ITER, C_STATES, C_OPS, C_DUPLICATES, C_GEN_CALLS, C_SCANNED, C_TOP, C_PIECES, C_CANDS, C_WORK, C_DONE,
- C_STARTED, C_GROW, C_NEED_STATES, C_NEED_CANDS, C_NEED_PIECES, C_NEED_WORK, C_BACKUPS) = range(18)
-N_COUNTERS = 18
+ C_STARTED, C_GROW, C_NEED_STATES, C_NEED_CANDS, C_NEED_PIECES, C_NEED_WORK, C_BACKUPS, C_PAPER_OPS) = range(19)
+N_COUNTERS = 19
 GROW_STATES, GROW_CANDS, GROW_PIECES, GROW_WORK = 1, 2, 4, 8
 
 # ---- path frames (int64) -----------------------------------------------------------------------------------
@@ -939,7 +950,7 @@ def make_kernel(level):
                 if counters[C_STARTED] == 0:
                     counters[C_STARTED] = 1
                     if level >= LEVEL_SUMMARY:
-                        k = emit(events, k, it, SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0, N, p, D, alpha,
+                        k = emit(events, k, 0, SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0, N, p, D, alpha,
                                  0.0)
                 if depth < D:
                     rows = LISTS[depth, rl]
@@ -1023,6 +1034,9 @@ def make_kernel(level):
                             for t in range(n_cand):
                                 CI[c0 + t, K_FEAT] = feats[t]
                                 CF[c0 + t, KF_THR] = thrs[t]
+                    # the paper's "operations" (Table 1): the nodes of the inner CART tree (k splits, k + 1
+                    # leaves), or the cuts a top-B / exhaustive generator returns
+                    counters[C_PAPER_OPS] += 2 * n_cand + 1 if generator == GEN_CART else n_cand
                 counters[C_CANDS] = c0 + n_cand
                 SI[s, S_NCAND] = n_cand
                 first = -1

@@ -7,10 +7,22 @@ estimators :class:`DPDTClassifier` / :class:`DPDTRegressor` and the registry ent
 
 Objective (Eq. 1 with Prop. 4.1): L_alpha(T) = training loss + alpha * C(T), C(T) the expected number of splits
 a training row passes (sample weights weigh rows; regression uses CART's squared error, the per-output mean).
-DPDT is optimal among the trees whose splits the generator offers, so a finished search has status "done"
-(``exact = False``); the bounds are (0, L_alpha of the incumbent). Theorem 5.1: with the CART generator the
-result is never worse than CART of the same depth nor than any pruning of it, at every alpha; with
-``generator="exhaustive"`` it is the optimal tree of depth <= max_depth.
+DPDT is optimal among the trees whose splits the generator offers, so a finished search with the CART or top-B
+generator has status "done" (``exact = False``); with ``generator="exhaustive"`` (and min_samples_split = 2,
+min_samples_leaf = 1) it is the optimal tree of depth <= max_depth (Prop. 4.1), status "optimal". Bounds
+(:meth:`DPDTSolver.bounds`): upper = L_alpha of the current policy's tree (the single leaf before the first
+iteration); lower = 0, the trivial bound (every loss and every alpha * C(T) is >= 0: DPDT computes no lower
+bound), or the upper bound once an exhaustive search has finished. Theorem 5.1: with the CART generator the
+result is never worse than CART of the same depth nor than any pruning of it, at every alpha.
+
+Counters (``stats()``): ``operations`` in the paper's unit (Table 1: the nodes of every inner CART tree fitted,
+2k + 1 for a CART with k splits; for top-B / exhaustive the cuts returned), ``candidates`` (candidate splits
+with two non-empty sides, each one a Bellman backup unless a duplicate), ``states``, ``generator_calls``,
+``backups``, ``duplicates``, ``scanned`` (row x feature units of split scans). The paper's Table 1 "light"
+(8, 1, 1) and "full" (8, 8, 8) match, in counts and in train accuracy, ``candidates=(16, 1, 1)`` and
+``(16, 16, 16)`` here (inner CARTs with 16 leaves; the paper's text says "16 candidate root splits"), see
+:mod:`odtlab.core.dpdt`; (8, 1, 1) in the reference code's unit gives 7 root candidates and about 45 candidates
+(at most 141 CART nodes).
 
 Budgets (brief pitfalls 1-2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
 list are greedy (one candidate, CART's split). With ``budget="leaves"`` (default, the reference code) B_d is
@@ -157,7 +169,7 @@ class DPDTSolver(Solver):
 
     name = "dpdt"
     sense = "min"
-    exact = False
+    exact = False  # True for an instance with the exhaustive generator and no row minimums (set in __init__)
 
     def __init__(self, X, y, sample_weight=None, task="classification", max_depth=3, candidates=(8, 3), alpha=0.0,
                  generator="cart", budget="leaves", criterion=None, min_samples_split=2, min_samples_leaf=1,
@@ -179,13 +191,17 @@ class DPDTSolver(Solver):
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any():
             raise ValueError("sample_weight must hold one finite, non-negative weight per row")
-        self.X = np.ascontiguousarray(X)
-        self.XT = np.ascontiguousarray(X.T)
-        self.w = w
+        # private, writable C-ordered copies: a read-only array (a memmap, a frozen view) would make numba compile
+        # another specialisation of every kernel (minutes cold), and the caller's arrays are never touched
+        self.X = np.array(X, dtype=np.float64, order="C")
+        self.XT = np.ascontiguousarray(self.X.T)
+        self.w = np.array(w, dtype=np.float64)
         self.task = task
         self.criterion = criterion
         self.generator = generator
         self.max_depth = depth
+        # exhaustive candidates and no row minimums: every tree of depth <= D is in the MDP (Prop. 4.1)
+        self.exact = generator == "exhaustive" and min_samples_split == 2 and min_samples_leaf == 1
         if task == "classification":
             yv = np.asarray(y)
             codes = yv.astype(np.float64)
@@ -203,7 +219,7 @@ class DPDTSolver(Solver):
             Y = np.asarray(y, dtype=np.float64)
             if Y.shape[0] != n or Y.ndim not in (1, 2) or not np.isfinite(Y).all():
                 raise ValueError(f"y must hold finite targets of shape ({n},) or ({n}, m)")
-            self.Y = np.ascontiguousarray(Y.reshape(n, -1))
+            self.Y = np.array(Y.reshape(n, -1), dtype=np.float64, order="C")
             self.y = self.Y
             self.Yc = np.ascontiguousarray(self.Y - np.average(self.Y, axis=0, weights=w if w.sum() > 0 else None))
             self.K = None
@@ -281,6 +297,16 @@ class DPDTSolver(Solver):
         self.LAID = np.zeros(self.max_depth + 1, dtype=np.int64)
 
     # -- Solver contract ---------------------------------------------------------------------------
+    first_call_work = 8_000_000  # row x feature units the first kernel call of Search.run may scan, about
+
+    @property
+    def first_chunk(self):
+        """Iterations of the first kernel call of :meth:`Search.run`: ``first_call_work / (n p)`` (an iteration
+        expands a state of at most n rows), between 16 and 65536, so that small problems finish in one call and
+        large ones still stop within about 0.1 s; later calls adapt."""
+        n, p = self.X.shape
+        return int(min(max(self.first_call_work // (n * p), 16), 1 << 16))
+
     def kernel(self, level):
         return dpdt_kernel(level)
 
@@ -318,27 +344,36 @@ class DPDTSolver(Solver):
         return bool(self.counters[kernels.C_DONE])
 
     def bounds(self):
-        """(0, L_alpha of the incumbent): DPDT certifies no lower bound. Before the first step the incumbent is
-        the single leaf."""
+        """(lower, upper) on the optimal L_alpha over the trees of depth <= max_depth.
+
+        upper: L_alpha of the current policy's tree (:meth:`incumbent`); before the first iteration that is the
+        single leaf (the root's leaf action, known without search). lower: 0, the trivial bound (losses and
+        alpha * C(T) are never negative): DPDT certifies no lower bound, since its candidate sets may miss the
+        optimal tree; an exhaustive search (``exact``) that has finished certifies its value, lower = upper.
+        """
         F = self._root_envelope()[0]
         W = float(self.w.sum())
         if W <= 0:
             return 0.0, 0.0
         if F is None:
             if self.task == "classification":
-                return 0.0, float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
-            mean = self.w @ self.Y / W
-            return 0.0, float((self.w @ (self.Y - mean) ** 2).mean() / W)
-        return 0.0, float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
+                upper = float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
+            else:
+                mean = self.w @ self.Y / W
+                upper = float((self.w @ (self.Y - mean) ** 2).mean() / W)
+        else:
+            upper = float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
+        return (upper if self.exact and self.finished else 0.0), upper
 
     def incumbent(self):
         """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done."""
-        return self.tree_at(self.alpha)
+        return self.tree_for_alpha(self.alpha)
 
     def stats(self):
         c = self.counters
-        out = {"states": int(c[kernels.C_STATES]), "operations": int(c[kernels.C_OPS]),
-               "duplicates": int(c[kernels.C_DUPLICATES]), "generator_calls": int(c[kernels.C_GEN_CALLS]),
+        out = {"states": int(c[kernels.C_STATES]), "operations": int(c[kernels.C_PAPER_OPS]),
+               "candidates": int(c[kernels.C_OPS]), "duplicates": int(c[kernels.C_DUPLICATES]),
+               "generator_calls": int(c[kernels.C_GEN_CALLS]),
                "backups": int(c[kernels.C_BACKUPS]), "scanned": int(c[kernels.C_SCANNED])}
         if self.finished:
             out["path_length"] = int(self.SI[0, kernels.S_HLEN])
@@ -407,8 +442,11 @@ class DPDTSolver(Solver):
             return tree.fit_leaves(self.X, self.y, self.w)
         return tree.fit_leaves(self.X, self.Y, self.w)
 
-    def tree_at(self, alpha):
-        """The tree DPDT returns for ``alpha`` (the current policy if the search is unfinished)."""
+    def tree_for_alpha(self, alpha):
+        """The tree DPDT returns for the penalty ``alpha`` (the current policy's if the search is unfinished).
+
+        Named so that it is not the widgets' ``tree_at(records)`` (the tree after a prefix of the events).
+        """
         line, _ = self._root_choice(alpha)
         key = (self.iterations, None if line is None else line[2:])
         if key not in self._cache:
@@ -508,6 +546,27 @@ class _DPDTParams(TreeEstimator):
         return pd.DataFrame(rows)
 
 
+def _dpdt_init(default_criterion):
+    """The ``__init__`` of a DPDT estimator, ``criterion`` defaulting to ``default_criterion`` (one function for
+    both estimators, with an explicit signature for scikit-learn's get_params)."""
+
+    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
+                 criterion=default_criterion, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 time_limit=None, record="summary"):
+        self.max_depth = max_depth
+        self.candidates = candidates
+        self.alpha = alpha
+        self.generator = generator
+        self.budget = budget
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.time_limit = time_limit
+        self.record = record
+
+    return __init__
+
 
 class DPDTClassifier(TreeClassifierMixin, _DPDTParams):
     """DPDT classification tree (Kohler et al. 2025): backward induction over CART-generated candidate splits.
@@ -526,25 +585,12 @@ class DPDTClassifier(TreeClassifierMixin, _DPDTParams):
     * ``record``: event level kept during ``fit``.
 
     ``fit`` accepts ``sample_weight`` (boosting): rows are weighted in the losses, the transition
-    probabilities and the inner CART.
+    probabilities and the inner CART. ``result_.stats["operations"]`` counts in the paper's unit (see
+    :mod:`odtlab.solvers.dpdt`).
     """
 
     _criteria = ("gini", "entropy")
-
-    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
-                 criterion="gini", min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 time_limit=None, record="summary"):
-        self.max_depth = max_depth
-        self.candidates = candidates
-        self.alpha = alpha
-        self.generator = generator
-        self.budget = budget
-        self.criterion = criterion
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.time_limit = time_limit
-        self.record = record
+    __init__ = _dpdt_init("gini")
 
 
 class DPDTRegressor(TreeRegressorMixin, _DPDTParams):
@@ -553,21 +599,7 @@ class DPDTRegressor(TreeRegressorMixin, _DPDTParams):
 
     _task = "regression"
     _criteria = ("squared_error",)
-
-    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
-                 criterion="squared_error", min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 time_limit=None, record="summary"):
-        self.max_depth = max_depth
-        self.candidates = candidates
-        self.alpha = alpha
-        self.generator = generator
-        self.budget = budget
-        self.criterion = criterion
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.time_limit = time_limit
-        self.record = record
+    __init__ = _dpdt_init("squared_error")
 
 
 register(SolverSpec("dpdt", DPDTClassifier, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},

@@ -6,7 +6,8 @@ action leads to two child states; backward induction (Algorithm 1) sets Q(s, a) 
 V(s_r) once both children are solved, and V(s) = max_a Q(s, a). Values are negative losses (higher is
 better). The graph view draws the path from the root state to the current one with every action of each
 state on it; the panel compares the actions of the current state. Bounds and the incumbent tree come from
-the solver after each kernel call (DPDT certifies no lower bound: 0).
+the solver after each kernel call (DPDT certifies no lower bound: the trivial 0, except an exhaustive search once
+finished).
 """
 import numpy as np
 
@@ -30,7 +31,7 @@ class DPDTAdapter(Adapter):
     """Snapshot bounds and trees (the current policy's tree and its L_alpha after every kernel call)."""
 
     algorithm = ALGORITHM
-    bound_labels = ("L_α of the current policy", "lower bound (none: 0)")
+    bound_labels = ("L_α of the current policy", "lower bound (trivial 0; exhaustive: certified at the end)")
     tree_title = "Tree of the current policy"
     generic_kinds = ()
 

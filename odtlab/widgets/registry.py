@@ -16,7 +16,6 @@ the recording keeps after every kernel call.
 """
 import importlib
 import importlib.util
-import inspect
 
 import numpy as np
 
@@ -86,19 +85,8 @@ def graph_for(algorithm):
 
 
 def tree_at_method(solver):
-    """The solver's ``tree_at(events)`` (the tree after the given event records), or None.
-
-    Only a method whose first parameter is named ``events`` or ``records`` counts, so an unrelated
-    ``tree_at`` (DPDT's tree for a penalty alpha) is not mistaken for it.
-    """
-    method = getattr(solver, "tree_at", None)
-    if method is None:
-        return None
-    try:
-        params = list(inspect.signature(method).parameters)
-    except (TypeError, ValueError):
-        return None
-    return method if params and params[0] in ("events", "records") else None
+    """The solver's ``tree_at(records)`` (the tree after the given event records), or None."""
+    return getattr(solver, "tree_at", None)
 
 
 class Adapter:
