@@ -19,6 +19,7 @@ score a checked objective (see :mod:`odtlab.experiments.tables`); a bare number 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ MARKERS = {
     "interrupted": "[error]",
 }
 _PRIORITY = ("missing_data", "unavailable", "error", "crashed", "killed", "interrupted", "skipped")
+NO_FILE = "data file not on this machine (not in shared/data; `odtlab data` and its SOURCES.md say where from)"
 COMPARISON_COLUMNS = ["table", "row", "column", "ours", "ours_std", "ours_status", "paper", "paper_text", "diff",
                       "agree", "marker", "detail", "note"]
 
@@ -63,6 +65,72 @@ class Reproduction:
                 "differ": int((c["agree"] == False).sum()),  # noqa: E712
                 "rows_without_data": c.loc[c["marker"] == "missing_data", "row"].nunique(),
                 "rows_with_unavailable_algorithm": c.loc[c["marker"] == "unavailable", "row"].nunique()}
+
+    @property
+    def rows_without_data(self):
+        """Labels of the rows marked ``[no data]`` (data set not shipped, or its file not here), sorted."""
+        c = self.comparison
+        return sorted(set(c.loc[c["marker"] == "missing_data", "row"]))
+
+    def frame(self, columns=None, times=False, with_data=False):
+        """The printed table (ours / paper / Δ per column) limited to ``columns`` (names); by default the
+        columns that are not times (``times=False``) or only the time-ratio columns (``times=True``), so
+        deterministic numbers and machine-dependent ratios can be shown apart. ``with_data=True`` leaves
+        out the rows without data (list them with :attr:`rows_without_data`)."""
+        if columns is None:
+            columns = [c.name for c in self.spec.columns if (c.metric == "seconds") == times]
+        c = self.comparison[self.comparison["column"].isin(columns)]
+        if with_data:
+            c = c[~c["row"].isin(self.rows_without_data)]
+        return display_frame(self.spec, c)
+
+    @property
+    def legend(self):
+        """The text under the printed table (see :func:`legend`)."""
+        return "\n".join(legend(self.spec, self.comparison))
+
+    def figure(self):
+        """The table's figure (a matplotlib Figure) for specs that have one, else None."""
+        return None if self.spec.figure is None else self.spec.figure(self.comparison, self.runs)
+
+    def figure_image(self, dpi=100):
+        """The table's figure as a PNG ``IPython.display.Image`` (shown whatever matplotlib's backend; the
+        figure is closed), or None for a table without one."""
+        import io
+
+        import matplotlib.pyplot as plt
+        from IPython.display import Image
+
+        fig = self.figure()
+        if fig is None:
+            return None
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi)
+        plt.close(fig)
+        return Image(buf.getvalue())
+
+
+def has_data(row):
+    """False when a row's data set is not shipped in any form or its file is not on this machine."""
+    from odtlab import datasets
+    from odtlab.experiments.runs import parse_dataset
+
+    if row.unavailable or row.dataset is None:
+        return False
+    try:
+        return bool(datasets.info(parse_dataset(row.dataset)[0])["available"])
+    except (datasets.DataError, ValueError):
+        return False
+
+
+def shown_rows(spec, quick=False):
+    """Labels of the rows a table prints: all, or in quick mode the quick rows and every row without data
+    (marked ``[no data]``, never hidden)."""
+    spec = tables.get(spec)
+    if not quick:
+        return [r.label for r in spec.rows]
+    chosen = set(spec.quick)
+    return [r.label for r in spec.rows if r.label in chosen or not has_data(r)]
 
 
 def table_runs(spec, quick=False):
@@ -89,7 +157,9 @@ def _problem(df):
         return "skipped", "not run in this mode (see the table's quick rows)"
     statuses = df["status"].tolist()
     messages = df["message"].tolist()
-    for status in ("missing_data", "unavailable", "error", "crashed", "interrupted"):
+    if "missing_data" in statuses:  # one reason for every such row, so the legend lists them together
+        return "missing_data", NO_FILE
+    for status in ("unavailable", "error", "crashed", "interrupted"):
         if status in statuses:
             return status, str(messages[statuses.index(status)] or "")
     for status, seconds, message in zip(statuses, df["seconds"].tolist(), messages):
@@ -133,7 +203,10 @@ def compare(spec, results, quick=False):
         for row in spec.rows:
             for name in spec.quick_skip:
                 problems[(row.label, name)] = ("skipped", "left out of --quick (too slow); run the full table")
-    chosen = set(spec.quick) if quick else {r.label for r in spec.rows}
+            if row.label not in spec.quick and not row.unavailable:
+                for name in row.runs:
+                    problems[(row.label, name)] = ("missing_data", NO_FILE)
+    chosen = set(shown_rows(spec, quick))
     records = []
     for row in spec.rows:
         if row.label not in chosen:
@@ -243,7 +316,7 @@ def display_frame(spec, comparison):
         if has_paper[rec.column] and not col.check.startswith("run:"):
             cell[(rec.column, "paper")] = (_fmt(rec.paper, col.digits) if col.paper_ref and not math.isnan(rec.paper)
                                            else rec.paper_text)
-            delta = "" if math.isnan(rec.diff) else f"{rec.diff:+.{col.digits}f}"
+            delta = "" if math.isnan(rec.diff) else f"{round(rec.diff, col.digits) + 0.0:+.{col.digits}f}"
             if rec.agree is not None:
                 delta = ("ok " if rec.agree else "DIFF ") + delta
             cell[(rec.column, "Δ")] = delta.strip()
@@ -254,21 +327,13 @@ def display_frame(spec, comparison):
     return frame[order].fillna("")
 
 
-def render(spec, comparison, quick=False, extra=""):
-    """The text ``odtlab reproduce`` prints."""
+def legend(spec, comparison):
+    """The lines printed under a table: scored objectives, why cells have no number, the rows' errata and
+    the table's notes (no times: deterministic for a given grid)."""
     spec = tables.get(spec)
-    lines = [f"{spec.title}", f"source: {spec.source}"]
-    if quick:
-        lines.append(f"quick mode: {len(spec.quick)} of {len(spec.rows)} rows (run without --quick for all)")
-    frame = display_frame(spec, comparison)
-    with pd.option_context("display.width", 10000, "display.max_columns", None, "display.max_rows", None,
-                           "display.max_colwidth", 40):
-        lines.append(frame.to_string())
     c = comparison
-    checked = c["agree"].notna().sum()
-    lines.append("")
-    lines.append(f"checked objectives: {checked} ({int((c['agree'] == True).sum())} agree, "  # noqa: E712
-                 f"{int((c['agree'] == False).sum())} differ)")  # noqa: E712
+    lines = [f"checked objectives: {c['agree'].notna().sum()} ({int((c['agree'] == True).sum())} agree, "  # noqa: E712
+             f"{int((c['agree'] == False).sum())} differ)"]  # noqa: E712
     details = {}
     for rec in c[c["marker"] != ""].itertuples(index=False):
         key = (MARKERS[rec.marker], rec.detail.split(";")[0][:160])
@@ -280,11 +345,27 @@ def render(spec, comparison, quick=False, extra=""):
     notes = [(r, n) for r, n in c.drop_duplicates("row")[["row", "note"]].itertuples(index=False) if n]
     for row, note in notes:
         lines.append(f"note {row}: {note}")
-    no_check = [r for r in spec.rows if r.no_check and r.label in set(c["row"])]
-    for r in no_check:
-        lines.append(f"not scored {r.label}: {r.no_check}")
+    for r in spec.rows:
+        if r.no_check and r.label in set(c["row"]):
+            lines.append(f"not scored {r.label}: {r.no_check}")
     lines.append("* = stopped at a limit (not proven optimal); ok / DIFF = a checked objective agrees / differs.")
     lines += [f"- {n}" for n in spec.notes]
+    return lines
+
+
+def render(spec, comparison, quick=False, extra=""):
+    """The text ``odtlab reproduce`` prints."""
+    spec = tables.get(spec)
+    lines = [f"{spec.title}", f"source: {spec.source}"]
+    if quick:
+        lines.append(f"quick mode: {len(spec.quick)} of {len(spec.rows)} rows run, rows without data marked "
+                     "(run without --quick for all)")
+    frame = display_frame(spec, comparison)
+    with pd.option_context("display.width", 10000, "display.max_columns", None, "display.max_rows", None,
+                           "display.max_colwidth", 40):
+        lines.append(frame.to_string())
+    lines.append("")
+    lines += legend(spec, comparison)
     if extra:
         lines.append(extra)
     return "\n".join(lines)
@@ -313,7 +394,12 @@ def reproduce(name, quick=False, backend="local", n_jobs=None, scheduler=None, o
         folder = Path(out)
         folder.mkdir(parents=True, exist_ok=True)
         if spec.figure is not None:
-            files["figure"] = spec.figure(comparison, results, folder / f"{spec.name}.png")
+            import matplotlib.pyplot as plt
+
+            fig = spec.figure(comparison, results)
+            files["figure"] = folder / f"{spec.name}.png"
+            fig.savefig(files["figure"], dpi=120)
+            plt.close(fig)
             extra = f"figure: {files['figure']}"
         files["comparison"] = folder / f"{spec.name}.csv"
         comparison.to_csv(files["comparison"], index=False)
@@ -325,22 +411,25 @@ def reproduce(name, quick=False, backend="local", n_jobs=None, scheduler=None, o
     return Reproduction(spec, quick, results, comparison, text, files)
 
 
+def quick_from_env():
+    """The chapters' switch: quick unless the environment variable ``ODTLAB_QUICK`` is ``"0"``."""
+    return os.environ.get("ODTLAB_QUICK", "1") != "0"
+
+
+def notebook_run(name, quick=None):
+    """:func:`reproduce` as the chapters call it: ``quick`` from :func:`quick_from_env` by default; a quick
+    table runs in this process (the solvers compile once), a full one on every core with its results kept
+    in ``odtlab-results/`` (so an interrupted run resumes); no progress bars (deterministic output)."""
+    quick = quick_from_env() if quick is None else quick
+    return reproduce(name, quick=quick, n_jobs=1 if quick else None, out=None if quick else "odtlab-results",
+                     progress=False)
+
+
 def list_tables():
     """One line per table: name, rows, quick rows, rows whose data is here, title."""
-    from odtlab import datasets
-    from odtlab.experiments.runs import parse_dataset
-
-    def here(row):
-        if row.unavailable or row.dataset is None:
-            return False
-        try:
-            return bool(datasets.info(parse_dataset(row.dataset)[0])["available"])
-        except (datasets.DataError, ValueError):
-            return False
-
     rows = []
     for name in tables.names():
         spec = tables.get(name)
         rows.append({"table": name, "rows": len(spec.rows), "quick": len(spec.quick),
-                     "data here": sum(map(here, spec.rows)), "title": spec.title})
+                     "data here": sum(map(has_data, spec.rows)), "title": spec.title})
     return pd.DataFrame(rows)

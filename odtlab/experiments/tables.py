@@ -18,7 +18,7 @@ Conventions shared by every table:
   is in the manifest but not on disk is marked by the runner (``missing_data``). Nothing is filled in.
 * ``quick`` lists the rows run by ``odtlab reproduce TABLE --quick``: each table's subset that runs in
   well under two minutes on two cores (``quick_skip`` names runs too slow even there, shown as
-  ``[skipped]``). Full and quick runs share their keys (same limits), so a quick run is reused by a
+  ``[skipped]``); the rows without data are printed in quick mode too, marked ``[no data]``. Full and quick runs share their keys (same limits), so a quick run is reused by a
   later full run.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ class TableSpec:
     memory_limit: int | None = None
     seed: int = 0
     notes: list = field(default_factory=list)
-    figure: object = None         # callable(comparison, runs, path) for figure specs
+    figure: object = None         # callable(comparison, runs) -> matplotlib Figure, for figure specs
     quick_skip: tuple = ()        # runs left out of the quick rows (too slow for --quick), marked [skipped]
 
     def row(self, label):
@@ -304,6 +304,7 @@ def _branches_lambda(cv):
     quick = [f"monk1-l lambda={lam:g}" for lam in LAMBDAS] + [f"monk3-f lambda={lam:g}" for lam in LAMBDAS]
     return TableSpec(name, title, f"Chaouki, Read, Bifet (V-late), {source}; briefs/branches.md 5.7", rows,
                      columns, quick if not cv else quick[:len(LAMBDAS)], time_limit=300,
+                     figure=None if cv else _lambda_figure,
                      notes=_BR_NOTES[:1] + [f"The paper's lambda grid is not given; odtlab uses {LAMBDAS}. The "
                                             "figures' images are not in the text, so there is nothing to compare "
                                             "with: these tables are odtlab's own curves."])
@@ -411,7 +412,7 @@ def _murtree_table4():
     quick = ["anneal d=4", "kr-vs-kp d=4", "heart-cleveland d=4"]
     return TableSpec("murtree-table4", "MurTree, Table 4: scalability in |D| (rows duplicated) and depth",
                      "Demirovic et al. (JMLR 2022), Table 4; briefs/murtree.md 8.6", rows, columns, quick,
-                     time_limit=600,
+                     time_limit=600, figure=_scalability_figure,
                      notes=_MT_NOTES + ["The paper's seconds are rounded to integers, so its small ratios are "
                                         "coarse (1 s vs 2 s reads as 2x)."])
 
@@ -461,22 +462,37 @@ def _qb_data(name):
     return f"quantbnb/{name}"
 
 
+_QB_SHIPPED = {"quantbnb": ["bank", "raisin", "wilt", "bidding", "rice", "page", "segment"],
+               "quantbnb-regressor": ["concrete", "fish", "qsar"]}
+
+
 def _quantbnb_table2():
     regression = {"casp", "energy", "gas", "news", "query2"}
+    table = [(r["name"], "quantbnb-regressor" if r["name"] in regression else "quantbnb", _cells("", r))
+             for r in pub.QUANTBNB_TABLE2]
+    # the paper's rows are none of them shipped: the shipped sets are added (no paper cells) so the bounds
+    # can be compared at all
+    table += [(name, alg, {}) for alg, names in _QB_SHIPPED.items() for name in names]
     rows = []
-    for r in pub.QUANTBNB_TABLE2:
-        alg = "quantbnb-regressor" if r["name"] in regression else "quantbnb"
-        runs = {b: RunSpec(alg, {"depth": 2, "lower_bound": b}) for b in ("W0", "W1", "W2", "L2")}
+    for name, alg, paper in table:
+        runs = {b: RunSpec(alg, {"depth": 2, "lower_bound": b}) for b in ("W0", "W1", "W2")}
         runs["cart"] = RunSpec("sklearn-cart", {"depth": 2})
-        rows.append(Row(r["name"], _qb_data(r["name"]), runs, _cells("", r)))
-    columns = [Column(f"time {b} / W1", b, "seconds", paper, ref="W1", paper_ref="W1,s'", digits=2)
-               for b, paper in (("W0", "W0"), ("W2", "W2"), ("L2", "L2"))]
-    columns += [Column("= W1", "W0", "objective", check="run:W1"), Column("time W1 / CART", "W1", "seconds",
-                                                                         ref="cart", digits=1)]
+        rows.append(Row(name if paper else f"{name} (not in Table 2)", _qb_data(name), runs, paper))
+    columns = [Column(f"time {b} / W1", b, "seconds", b, ref="W1", paper_ref="W1,s'", digits=2) for b in ("W0", "W2")]
+    columns += [Column("time L2 / W1", None, paper="L2", paper_ref="W1,s'", digits=2,
+                       reason="not run: odtlab's Quant-BnB implements W0, W1 and W2, not the exact L2 bound")]
+    columns += [Column(f"{b} = W1", b, "objective", check="run:W1") for b in ("W0", "W2")]
+    columns += [Column(f"passes {b} / W1", b, "evaluations", ref="W1", digits=2) for b in ("W0", "W2")]
+    columns += [Column("time W1 / CART", "W1", "seconds", ref="cart", digits=1)]
     return TableSpec("quantbnb-table2", "Quant-BnB, Table 2: lower bounds W0, W1, W2, L2 at depth 2",
                      "Mazumder, Meng, Wang (ICML 2022), Table 2; briefs/quantbnb.md 5.5", rows, columns,
-                     ["htru", "casp"], time_limit=600,
-                     notes=_QB_NOTES + ["Only data sets with n >= 10^4 are in this table; none of them is shipped.",
+                     ["bank (not in Table 2)", "raisin (not in Table 2)", "concrete (not in Table 2)"],
+                     time_limit=600, figure=_bounds_figure,
+                     notes=_QB_NOTES + ["Only data sets with n >= 10^4 are in the paper's table; none of them is "
+                                        "shipped, so the shipped sets are added as rows '(not in Table 2)' without "
+                                        "paper cells.",
+                                        "passes: Quant-BnB's stump-evaluation passes (its 'evaluations' counter); a "
+                                        "tighter bound prunes more and needs fewer passes, but each costs more.",
                                         "avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430."])
 
 
@@ -503,7 +519,8 @@ def _quantbnb_table3():
                Column("time Quant-BnB / CART", "qbnb", "seconds", ref="cart", digits=1)]
     return TableSpec("quantbnb-table3", "Quant-BnB, Table 3 (with Table 6's accuracies): optimal trees, depth 2 and 3",
                      "Mazumder, Meng, Wang (ICML 2022), Tables 3 and 6; briefs/quantbnb.md 5.3, 5.6", rows, columns,
-                     ["bank d=2", "raisin d=2", "wilt d=2"], time_limit=14400, quick_skip=("murtree",),
+                     ["bank d=2", "raisin d=2", "wilt d=2", "bank d=3", "wilt d=3", "bidding d=3"], time_limit=14400,
+                     quick_skip=("murtree",),
                      notes=_QB_NOTES + ["Objectives: Table 6 prints the optimal training accuracy (%), which Table 3's "
                                         "runs certify. MurTree runs on the equivalent binarisation (one 0/1 column "
                                         "per midpoint, Table 6's 'equiv. conv.'), as in the paper; ConTree (pycontree) "
@@ -537,17 +554,21 @@ def _quantbnb_table7():
 
 # -- DPDT -----------------------------------------------------------------------------------------
 
+# The paper's "light" (8, 1, 1) and "full" (8, 8, 8) are, in odtlab's unit (the inner CART's max_leaf_nodes, as
+# in the reference code), (16, 1, 1) and (16, 16, 16): the paper's text says "16 candidate root splits", and
+# its operation counts fit 16 candidates per budget-8 state (briefs/dpdt.md pitfall 1; odtlab.solvers.dpdt).
+_LIGHT, _FULL = [16, 1, 1], [16, 16, 16]
 _DPDT_METHODS = {  # run name -> (paper column, RunSpec)
     "opt": ("Quant-BnB (opt)", RunSpec("quantbnb", {"depth": 3})),
     "cart": ("CART", RunSpec("sklearn-cart", {"depth": 3})),
-    "dpdt_light": ("DPDT light", RunSpec("dpdt", {"depth": 3, "candidates": [8, 1, 1]})),
-    "dpdt_full": ("DPDT full", RunSpec("dpdt", {"depth": 3, "candidates": [8, 8, 8]})),
-    "topb_light": ("Top-B light", RunSpec("dpdt", {"depth": 3, "candidates": [8, 1, 1], "generator": "topb"})),
-    "topb_full": ("Top-B full", RunSpec("dpdt", {"depth": 3, "candidates": [8, 8, 8], "generator": "topb"})),
+    "dpdt_light": ("DPDT light", RunSpec("dpdt", {"depth": 3, "candidates": _LIGHT})),
+    "dpdt_full": ("DPDT full", RunSpec("dpdt", {"depth": 3, "candidates": _FULL})),
+    "topb_light": ("Top-B light", RunSpec("dpdt", {"depth": 3, "candidates": _LIGHT, "generator": "topb"})),
+    "topb_full": ("Top-B full", RunSpec("dpdt", {"depth": 3, "candidates": _FULL, "generator": "topb"})),
 }
 
 
-def _dpdt_table1(figure=None):
+def _dpdt_table1(figure=False):
     acc = _by(pub.DPDT_TABLE1_ACCURACY, "dataset")
     ops = _by(pub.DPDT_TABLE1_OPERATIONS, "dataset")
     rows = []
@@ -570,27 +591,38 @@ def _dpdt_table1(figure=None):
     title = ("DPDT, operations vs accuracy (Table 1 as a figure)" if figure
              else "DPDT, Table 1: train accuracy and operations at depth 3")
     return TableSpec(name, title, "Kohler, Akrour, Preux (KDD 2025), Table 1; briefs/dpdt.md 4.1", rows, columns,
-                     ["bank", "raisin"], time_limit=3600, figure=figure,
-                     notes=_QB_NOTES + ["light = candidates (8, 1, 1), full = (8, 8, 8); Top-B = DPDT with the 'topb' "
-                                        "generator. Operations: DPDT's candidate-split computations (its 'operations' "
-                                        "counter); CART: tree nodes; Quant-BnB: odtlab's stump-evaluation passes, "
-                                        "whereas the paper does not define its Quant-BnB unit.",
+                     ["bank", "wilt", "bidding"], time_limit=3600, figure=_ops_figure,
+                     notes=_QB_NOTES + ["light = the paper's (8, 1, 1), full = (8, 8, 8), run as candidates (16, 1, 1) "
+                                        "and (16, 16, 16): odtlab counts the inner CART's max_leaf_nodes (the "
+                                        "reference code's unit), and the paper's counts fit 16 candidates per "
+                                        "budget-8 state (briefs/dpdt.md pitfall 1). Top-B = DPDT with the 'topb' "
+                                        "generator. Operations: DPDT's counter in the paper's unit; CART: tree "
+                                        "nodes; Quant-BnB: odtlab's stump-evaluation passes, whereas the paper does "
+                                        "not define its Quant-BnB unit.",
                                         "The paper's Quant-BnB limit was 24 h; odtlab uses 1 h."])
 
 
-def _ops_figure(comparison, runs, path):
-    """Operations (log scale) against training accuracy: the paper's points hollow, odtlab's filled."""
-    import matplotlib
+OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7", "#0072B2", "#F0E442"]
 
-    matplotlib.use("Agg", force=False)
+
+def _axes(ncols=1, width=7.0, height=4.2):
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    colors = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#D55E00", "#CC79A7"]
-    for color, (run, (paper, _)) in zip(colors, _DPDT_METHODS.items()):
-        acc = comparison[comparison["column"] == f"{paper} acc"].set_index("row")
-        ops = comparison[comparison["column"] == f"{paper} ops"].set_index("row")
-        both = acc.join(ops, lsuffix="_acc", rsuffix="_ops", how="inner")
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def _column(comparison, name):
+    """One column of a comparison frame indexed by row label."""
+    return comparison[comparison["column"] == name].set_index("row")
+
+
+def _ops_figure(comparison, runs):
+    """Operations (log scale) against training accuracy: the paper's points hollow, odtlab's filled."""
+    fig, (ax,) = _axes(height=4.5)
+    for color, (run, (paper, _)) in zip(OKABE_ITO, _DPDT_METHODS.items()):
+        both = _column(comparison, f"{paper} acc").add_suffix("_acc").join(
+            _column(comparison, f"{paper} ops").add_suffix("_ops"), how="inner")
         ax.scatter(both["paper_ops"], both["paper_acc"], facecolors="none", edgecolors=color, label=f"{paper} (paper)")
         ours = both[both["ours_acc"].notna() & both["ours_ops"].notna()]
         if len(ours):
@@ -601,9 +633,85 @@ def _ops_figure(comparison, runs, path):
     ax.set_title("DPDT Table 1: operations vs accuracy")
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def _lambda_figure(comparison, runs):
+    """F.3 (Figs 7, 9 and 11): H_lambda, splits and iterations of Branches against lambda, one line per data
+    set; STreeD's H_lambda as crosses (the same optimum wherever both finish)."""
+    fig, axes = _axes(3, width=11, height=3.6)
+    panels = [("H_lambda", "H_lambda (train)"), ("splits", "splits S(T)"), ("iterations", "iterations")]
+    rows = comparison.drop_duplicates("row")["row"]
+    names = list(dict.fromkeys(r.split(" lambda=")[0] for r in rows))
+    for color, name in zip(OKABE_ITO * 4, names):
+        for ax, (col, label) in zip(axes, panels):
+            c = _column(comparison, col)
+            c = c[c.index.str.startswith(name + " lambda=") & c["ours"].notna()]
+            if c.empty:  # no data for this set
+                continue
+            lam = [float(r.split("lambda=")[1]) for r in c.index]
+            ax.plot(lam, c["ours"], marker="o", color=color, label=name)
+            ax.set_xscale("log")
+            ax.set_xlabel("lambda")
+            ax.set_ylabel(label)
+            if col == "H_lambda":
+                s = _column(comparison, "STreeD H_lambda").reindex(c.index)
+                ax.scatter(lam, s["ours"], marker="x", color=color, s=50)
+    axes[2].set_yscale("log")
+    if axes[0].get_lines():
+        axes[0].legend(fontsize=7)
+    fig.suptitle("Branches F.3: dependence on lambda (crosses: STreeD)")
+    fig.tight_layout()
+    return fig
+
+
+def _scalability_figure(comparison, runs):
+    """Table 4: time with the rows duplicated k times over the time at k = 1, odtlab (filled) and the paper
+    (hollow), one line per data set and depth."""
+    fig, (ax,) = _axes(height=4.2)
+    rows = list(dict.fromkeys(comparison["row"]))
+    k = [1, 2, 3, 4]
+    for color, row in zip(OKABE_ITO * 8, rows):
+        ours = [1.0] + [_column(comparison, f"time x{j} / x1").loc[row, "ours"] for j in k[1:]]
+        paper = [1.0] + [_column(comparison, f"time x{j} / x1").loc[row, "paper"] for j in k[1:]]
+        if all(map(pd.isna, ours[1:])):  # not run here (no data, or not in this mode)
+            continue
+        ax.plot(k, ours, marker="o", color=color, label=row)
+        ax.plot(k, paper, marker="o", color=color, linestyle="--", markerfacecolor="none")
+    ax.plot(k, k, color="#999999", linewidth=0.8, label="linear in |D|")
+    ax.set_xticks(k)
+    ax.set_xlabel("rows duplicated k times")
+    ax.set_ylabel("time / time at k = 1")
+    ax.set_title("MurTree Table 4: scalability in |D| (dashed: paper)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _bounds_figure(comparison, runs):
+    """Table 2: time of each lower bound over W1's per data set (log scale; the paper's hollow, odtlab's
+    filled), and odtlab's stump-evaluation passes over W1's (the pruning each bound buys)."""
+    fig, axes = _axes(2, width=11, height=4.4)
+    rows = list(dict.fromkeys(comparison["row"]))
+    x = list(range(len(rows)))
+    for color, bound in zip(OKABE_ITO[1:], ("W0", "W2", "L2")):
+        c = _column(comparison, f"time {bound} / W1").reindex(rows)
+        axes[0].scatter(x, c["paper"], facecolors="none", edgecolors=color, s=60, label=f"{bound} (paper)")
+        if c["ours"].notna().any():
+            axes[0].scatter(x, c["ours"], color=color, marker="s", label=f"{bound} (odtlab)")
+        if f"passes {bound} / W1" in set(comparison["column"]):
+            p = _column(comparison, f"passes {bound} / W1").reindex(rows)
+            axes[1].scatter(x, p["ours"], color=color, marker="s", label=f"{bound} (odtlab)")
+    axes[0].set_yscale("log")
+    for ax, label in zip(axes, ("time / time with W1 (log scale)", "stump passes / passes with W1")):
+        ax.axhline(1.0, color="#999999", linewidth=0.8)
+        ax.set_xticks(x)
+        ax.set_xticklabels(rows, rotation=60, ha="right", fontsize=7)
+        ax.set_ylabel(label)
+        ax.legend(fontsize=7)
+    fig.suptitle("Quant-BnB Table 2: lower bounds at depth 2")
+    fig.tight_layout()
+    return fig
 
 
 # --------------------------------------------------------------------------------------------------
@@ -625,7 +733,7 @@ _BUILDERS = {
     "quantbnb-table3": _quantbnb_table3,
     "quantbnb-table7": _quantbnb_table7,
     "dpdt-table1": _dpdt_table1,
-    "dpdt-figure-ops": lambda: _dpdt_table1(figure=_ops_figure),
+    "dpdt-figure-ops": lambda: _dpdt_table1(figure=True),
 }
 _SPECS = {}
 

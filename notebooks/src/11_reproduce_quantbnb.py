@@ -1,0 +1,144 @@
+# %% [markdown]
+# # 11. Reproducing Quant-BnB: optimal depth-2 and depth-3 trees, the lower bounds, regression
+#
+# Mazumder, Meng and Wang compare their lower bounds at depth 2 (**Table 2**), time Quant-BnB against the
+# optimal solvers that need binary features (**Table 3**, with the optimal training accuracies of
+# **Table 6**) and solve regression trees (**Table 7**). This chapter reruns them with odtlab's runner:
+#
+# | paper | table spec | what is checked |
+# |---|---|---|
+# | Tables 3 and 6 | `quantbnb-table3` | the optimal training accuracy (%) against Table 6's "Opt"; the same optimum as ConTree and as MurTree on the equivalent binarisation |
+# | Table 2 | `quantbnb-table2` | W0 and W2 find W1's optimum; their time and pruning relative to W1 (the figure) |
+# | Table 7 | `quantbnb-table7` | optimal squared error at depths 2 and 3, CART's excess over it |
+#
+# **Quick and full mode.** By default (`ODTLAB_QUICK` unset or `1`) each table runs its quick rows in this
+# process (well under a minute once the solvers are compiled). `ODTLAB_QUICK=0` runs every row whose data is
+# shipped with the paper's limits (10 minutes in Table 2, 4 hours in Tables 3 and 7), one worker per core,
+# resumable in `odtlab-results/`. Estimated full-mode time on two cores: Table 3 about ten hours, nearly all
+# of it MurTree on the equivalent binarisation (thousands of binary features): at depth 3 the paper's
+# MurTree needed 142 s on bank, 432 s on raisin and 6252 s on bidding, and ran past the 4-hour limit on
+# rice, page, segment and wilt; Quant-BnB's own depth-3 runs take from a fraction of a second (bank) to
+# about half a minute (rice). Table 2 measured 100 s on the 2-core development machine under load (all
+# 20 bound checks agree), Table 7 about 15 minutes. From a terminal:
+#
+# ```
+# odtlab reproduce quantbnb-table3 [--quick]
+# odtlab reproduce quantbnb-table2 [--quick]     # also writes quantbnb-table2.png
+# odtlab reproduce quantbnb-table7 [--quick]
+# ```
+#
+# Times appear only as ratios of two runs of the same grid, beside the same ratio of the paper's times, in
+# cells whose output is not checked.
+
+# %%
+from odtlab.experiments.reproduction import notebook_run as run, quick_from_env
+
+QUICK = quick_from_env()
+print("mode:", "quick" if QUICK else "full")
+
+# %% [markdown]
+# ## 1. Tables 3 and 6: the optimal trees
+#
+# Table 6 prints the training accuracy (%) of the optimal depth-2 and depth-3 trees that Table 3's runs
+# certify, and CART's. Our Quant-BnB must print the same optimum at the paper's precision (`ok`). ConTree
+# (pycontree, a modern solver for continuous features, not in the paper) and MurTree on the *equivalent*
+# binarisation (one 0/1 feature per midpoint between consecutive values, Table 6's "equiv. conv.") solve
+# the same problem and must find the same number of errors. Data sets that are not shipped (the repository
+# files over 4 MiB and those left out for size) are marked `[no data]`.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t3 = run("quantbnb-table3")
+print(t3.frame(["train acc % (opt)", "CART train acc %", "= ConTree", "= MurTree (equiv. binarised)"])
+      .to_string())
+print(t3.legend)
+
+# %%
+s = t3.summary
+assert s["differ"] == 0 and s["agree"] >= 12, s
+same = t3.comparison[t3.comparison["column"] == "= ConTree"]
+assert same["agree"].notna().sum() >= 6 and same["agree"].dropna().all()
+
+# %% [markdown]
+# Every optimum agrees with Table 6, and with ConTree. CART's training accuracy matches the paper's CART
+# column too (the same scikit-learn tree, the same data). In quick mode MurTree is left out: on the
+# equivalent binarisation it has thousands of binary features (4078 for bank, 20329 for wilt), which is
+# the paper's point; `ODTLAB_QUICK=0` runs it.
+#
+# The paper's speed claim, as ratios within one grid (MurTree / Quant-BnB beside the paper's, when
+# MurTree ran; Quant-BnB / CART, which the paper does not print):
+
+# %% tags=["nbval-ignore-output"]
+print(t3.frame(times=True, with_data=True).to_string())
+
+# %% [markdown]
+# ## 2. Table 2: the lower bounds at depth 2
+#
+# Quant-BnB prunes a slice of thresholds when a lower bound on every tree in it exceeds the best tree
+# found. W0 bounds the two children separately; W1 (the paper's choice, with $s'$ extra points) and W2
+# (all points) also bound the middle block more tightly. A tighter bound prunes more, but costs more. The
+# paper's Table 2 uses only data sets with $n \ge 10^4$, none of which is shipped, so its rows are marked
+# and the shipped sets are added (no paper cells). odtlab implements W0, W1 and W2, not the exact L2. The
+# bounds must never change the optimum:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t2 = run("quantbnb-table2")
+print(t2.frame(["W0 = W1", "W2 = W1"]).to_string())
+print(t2.legend)
+
+# %%
+assert t2.summary["differ"] == 0 and t2.summary["agree"] >= 6, t2.summary
+
+# %% [markdown]
+# The figure shows, per data set, the time of each bound over W1's (left, log scale: the paper's hollow,
+# ours filled) and the number of stump-evaluation passes over W1's (right). Passes count the stumps a
+# bound evaluates as well as those its pruning saves, so W1's extra middle points can cost it more passes
+# than W0 on a small set; W2, the tightest, prunes the most.
+
+# %%
+t2.figure_image()
+
+# %% tags=["nbval-ignore-output"]
+print(t2.frame([c.name for c in t2.spec.columns if c.name.startswith(("time", "passes"))]).to_string())
+
+# %%
+passes = t2.comparison[t2.comparison["column"] == "passes W2 / W1"].dropna(subset=["ours"])
+assert len(passes) >= 3 and passes["ours"].median() < 1   # the tighter W2 prunes to fewer passes than W1
+
+# %% [markdown]
+# The paper's reading holds in shape: W0 and W1 cost about the same (on the small shipped sets W0 is even a
+# little faster: W1's extra middle points are not repaid), and the tighter W2 pays for its pruning with a
+# superlinear cost per tuple (in the paper it finished only on htru within 10 minutes). On the small
+# shipped sets our W2 is still affordable, a few times W1's time, and needs fewer passes than W1.
+#
+# ## 3. Table 7: regression
+#
+# The paper prints Quant-BnB's times and ORT's training-loss gaps only, no optimal losses, so nothing here
+# can be scored against it. What can be checked: the optimum is never worse than CART's tree of the same
+# depth (CART / opt ≥ 1).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t7 = run("quantbnb-table7")
+print(t7.frame(["squared error (opt)", "CART / opt squared error", "ORT gap % (paper)"], with_data=True)
+      .to_string())
+print("no data:", ", ".join(t7.rows_without_data))
+
+# %%
+excess = t7.comparison[t7.comparison["column"] == "CART / opt squared error"].dropna(subset=["ours"])
+assert len(excess) >= 3 and (excess["ours"] >= 1 - 1e-9).all()
+
+# %% tags=["nbval-ignore-output"]
+print(t7.frame(times=True, with_data=True).to_string())
+
+# %% [markdown]
+# ## What differs from the paper, and why
+#
+# * The optimal accuracies agree with Table 6 on every shipped set; ConTree agrees on every run.
+# * Nine data sets of the paper are not in the Quant-BnB repository at all or are over 4 MiB (avila, bean,
+#   eeg, skin, casp, energy, gas, news, query2), and six more were left out of shared/data for size (htru,
+#   magic, room, carbon, grid, query1); fault and occupancy are not in shared/data either. Their rows are marked.
+# * Table 2 therefore has no paper row to compare; L2 is not implemented in odtlab.
+# * ORT and BinOCT (Gurobi MIPs) are not peers here: their columns are printed from the paper, not run.
+# * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (briefs/quantbnb.md 5.2).

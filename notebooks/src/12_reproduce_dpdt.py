@@ -1,0 +1,119 @@
+# %% [markdown]
+# # 12. Reproducing DPDT: Table 1 and operations against accuracy
+#
+# Kohler, Akrour and Preux measure how close DPDT gets to the optimal depth-3 tree, and at what cost, on the
+# Quant-BnB data sets (**Table 1**): training accuracy with α = 0 for the optimum (Quant-BnB), CART, DPDT
+# and Top-B in a "light" (8, 1, 1) and a "full" (8, 8, 8) configuration, and the number of **operations**
+# ("computing candidate split nodes for subsets of the training data") each one needs. Plotting one
+# against the other gives the paper's message: DPDT reaches near-optimal accuracy with orders of magnitude
+# fewer operations than the optimal solver. This chapter reruns Table 1 with odtlab's runner:
+#
+# | paper | table spec | what is checked |
+# |---|---|---|
+# | Table 1, accuracies | `dpdt-table1` | Quant-BnB's optimum against the paper's; CART ≤ DPDT light ≤ DPDT full ≤ optimum |
+# | Table 1, operations (the figure) | `dpdt-table1` (also `dpdt-figure-ops`) | operations against accuracy, ours beside the paper's |
+#
+# **Quick and full mode.** By default (`ODTLAB_QUICK` unset or `1`) the quick rows (bank, wilt, bidding,
+# whose optimal depth-3 trees Quant-BnB finds in about a second) run in this process: well under a minute
+# once the solvers are compiled. `ODTLAB_QUICK=0` runs all 7 shipped sets with a 1-hour limit (the paper
+# gave Quant-BnB 24 h), one worker per core, resumable in `odtlab-results/`: measured 80 s on the 2-core
+# development machine under load (the slowest runs: Quant-BnB at depth 3 on rice, about 25 s, and DPDT full
+# on page, about 15 s). There, too, every optimum and every DPDT accuracy prints as the paper's. From a
+# terminal:
+#
+# ```
+# odtlab reproduce dpdt-table1 [--quick]          # also writes dpdt-table1.png
+# ```
+#
+# The paper ignores running times on purpose (its solvers are in different languages); here, too, times
+# appear only as ratios to CART in the same grid, in cells whose output is not checked.
+
+# %%
+from odtlab.experiments.reproduction import notebook_run as run, quick_from_env
+
+QUICK = quick_from_env()
+print("mode:", "quick" if QUICK else "full")
+
+# %% [markdown]
+# ## 1. Training accuracy at depth 3
+#
+# `ok` marks an optimum that prints as the paper's value; the other columns are heuristics, shown with
+# their difference from the paper's numbers. Data sets that are not shipped are marked `[no data]`.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t1 = run("dpdt-table1")
+accuracy = [c.name for c in t1.spec.columns if c.name.endswith(" acc") and c.run]
+print(t1.frame(accuracy, with_data=True).to_string())
+print("no data:", ", ".join(t1.rows_without_data))
+print(t1.legend.split("\n")[0])
+
+# %%
+s = t1.summary
+assert s["differ"] == 0 and s["agree"] >= 3, s
+acc = t1.comparison[t1.comparison["column"].isin(accuracy)].pivot(index="row", columns="column", values="ours")
+acc = acc.dropna()
+assert len(acc) >= 3
+eps = 1e-12
+assert (acc["CART acc"] <= acc["DPDT light acc"] + eps).all()             # Theorem 5.1: never worse than CART
+assert (acc["DPDT light acc"] <= acc["DPDT full acc"] + eps).all()        # more candidates, never worse
+assert (acc["DPDT full acc"] <= acc["Quant-BnB (opt) acc"] + eps).all()   # nothing beats the optimum
+assert (acc["Top-B full acc"] <= acc["DPDT full acc"] + eps).all()         # DPDT >= Top-B at the same budget
+
+# %% [markdown]
+# The optimum agrees with the paper on every run, and CART and both DPDT configurations print the
+# paper's values to three decimals on the quick rows. That needs one reading of the paper: its "light"
+# (8, 1, 1) and "full" (8, 8, 8) count budgets so that a budget-8 state gets 16 candidate splits (its text
+# says "16 candidate root splits", and its operation counts fit that; briefs/dpdt.md pitfall 1), which in
+# odtlab's unit, the inner CART's `max_leaf_nodes` as in the reference code, is (16, 1, 1) and
+# (16, 16, 16). The order CART ≤ DPDT light ≤ DPDT full ≤ optimum holds on every row: Theorem 5.1 says DPDT
+# can never do worse than the CART tree it starts from, since that tree is one of the policies of its MDP.
+#
+# **Top-B is where we differ** (bank: about 0.94 against the paper's 0.951 light and 0.974 full). The
+# paper's Top-B operation counts do not fit one budget rule (26 on bank, 111 on room for the same "light"
+# configuration), and Top-B's thresholds are at observed values in the authors' code but at midpoints in
+# DPDT (pitfall 7). odtlab's Top-B takes the best-impurity cuts within the same budgets as DPDT; the
+# paper's comparison (DPDT ≥ Top-B at the same budget) holds here too, by a wider margin.
+#
+# ## 2. Operations against accuracy
+#
+# The figure plots each method's operations (log scale) against its training accuracy: the paper's points
+# hollow, ours filled, one colour per method. The paper's claim is the shape: DPDT's points sit close to
+# the optimum's accuracy at a small fraction of its operations, CART's far to the left and lower.
+
+# %%
+t1.figure_image()
+
+# %% tags=["nbval-ignore-output"]
+print(t1.frame([c.name for c in t1.spec.columns if c.name.endswith(" ops")], with_data=True).to_string())
+
+# %%
+ops = t1.comparison[t1.comparison["column"].str.endswith(" ops")].pivot(index="row", columns="column",
+                                                                       values="ours").dropna()
+assert len(ops) >= 3
+assert (ops["DPDT light ops"] < ops["DPDT full ops"]).all()
+assert (ops["CART ops"] < ops["DPDT light ops"]).all()
+
+# %% [markdown]
+# "Operations" is loosely defined in the paper (pitfall 3). odtlab's DPDT counts them in the paper's unit,
+# the nodes of every inner CART tree it fits, and lands within a few percent of the paper's DPDT counts
+# (bank: about 270 light and 8000 full, against 271 and 7990). CART's count is its number of nodes, as in
+# the paper's CART column. Quant-BnB's is odtlab's number of stump-evaluation passes, a different unit
+# from the paper's (which it does not define), so only DPDT's and CART's counts compare.
+#
+# Times, as ratios to CART in the same grid (the paper does not report times):
+
+# %% tags=["nbval-ignore-output"]
+print(t1.frame(times=True, with_data=True).to_string())
+
+# %% [markdown]
+# ## What differs from the paper, and why
+#
+# * The optimal accuracies agree on every shipped set.
+# * Nine of the sixteen data sets are not shipped (over 4 MiB, or left out of shared/data for size); their
+#   rows are marked.
+# * The paper's budgets are read as 16 candidates per budget-8 state (pitfall 1); with that reading DPDT's
+#   accuracies and operation counts match the paper's.
+# * Top-B is lower than the paper's: its budget and thresholds are ambiguous in the paper (pitfalls 1
+#   and 7). Quant-BnB's operations are in odtlab's unit (pitfall 3).
+# * Custard (a deep-RL DQN learner) is not run; its column is printed from the paper.
