@@ -503,8 +503,7 @@ def test_quantbnb_bounds_tree_and_alive_intervals(iris):
         if event.name == "IterationStart":
             assert (upper_of(plot), lower_of(plot)) == (event.U, event.LB)
             rounds += 1
-            if rounds > 1:  # every root tuple has been processed: the alive intervals are the kept slices
-                assert f'data-alive="{int(event.alive)}"' in panel
+            assert f'data-alive="{int(event.alive)}"' in panel  # the panel's alive list is the search's
         elif event.name == "UpperBoundImproved":
             assert upper_of(plot) == event.U
             tree = TreeView().tree_frame(player.frame).tree
@@ -515,6 +514,21 @@ def test_quantbnb_bounds_tree_and_alive_intervals(iris):
     player.goto(player.recording.n)
     assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
     assert upper_of(view_of(player, BoundPlot).value) == player.search.solver.bounds()[1]
+
+
+def test_quantbnb_alive_intervals_leave_out_slices_never_pushed():
+    """Table 4 data with s = 2: a kept slice with no threshold strictly inside is not a tuple (brief A.2)."""
+    from odtlab import datasets
+    from odtlab.solvers.quantbnb import QuantBnBClassifier
+    from odtlab.widgets.quantbnb import IntervalsPanel
+
+    data = datasets.load("gen/quantbnb-example")
+    player = explore(QuantBnBClassifier(max_depth=2, s=2, keep_ties=True, initial="cart"), data.X, data.y)
+    seen = []
+    for event in last_event_frames(player, ("IterationStart",)):
+        assert f'data-alive="{int(event.alive)}"' in IntervalsPanel().svg(player.frame)
+        seen.append(int(event.alive))
+    assert len(seen) >= 2
 
 
 def test_dpdt_mdp_and_q_values(iris):
