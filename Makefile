@@ -9,7 +9,6 @@ SHARED_DATA := $(abspath ../shared/data)
 
 export ODTLAB_DATA ?= $(SHARED_DATA)
 export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 export SOURCE_DATE_EPOCH := 0
 
@@ -39,12 +38,13 @@ tour: $(VENV)/.installed-base
 test: $(VENV)/.installed-test
 	$(MAKE) test-unit test-coverage test-notebooks
 
+# Tests draw with Agg; the chapters keep the kernel's inline backend (ipykernel sets it unless MPLBACKEND is set).
 test-unit:
-	$(PY) -m pytest tests -q -p no:cacheprovider
+	MPLBACKEND=Agg $(PY) -m pytest tests -q -p no:cacheprovider
 
 # The kernels again as plain Python, under bounds checks, to measure what the tests cover in odtlab/core.
 test-coverage:
-	NUMBA_DISABLE_JIT=1 NUMBA_BOUNDSCHECK=1 $(PY) -m pytest tests -q -p no:cacheprovider \
+	MPLBACKEND=Agg NUMBA_DISABLE_JIT=1 NUMBA_BOUNDSCHECK=1 $(PY) -m pytest tests -q -p no:cacheprovider \
 		-m "not slow and not peers and not jit_only" --cov=odtlab.core --cov-report=term
 
 test-notebooks:
