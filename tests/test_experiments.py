@@ -188,7 +188,7 @@ def test_time_and_memory_limits_stop_the_search_and_keep_its_tree():
     df = run_grid(runs, n_jobs=1, progress=False)
     assert list(df["status"]) == ["time_limit", "memory_limit", "done"]
     assert df["train_accuracy"].notna().all() and df.loc[1, "splits"] >= 1   # the incumbent trees
-    assert df.loc[0, "seconds"] < 0.5 * df.loc[2, "seconds"] and df.loc[1, "peak_memory"] > 1000
+    assert df.loc[0, "splits"] < df.loc[2, "splits"] and df.loc[1, "peak_memory"] > 1000  # stopped early
     assert df.loc[0, "train_accuracy"] < df.loc[2, "train_accuracy"] == 1.0
 
 
