@@ -145,6 +145,17 @@ def events_per_iteration(max_candidates):
 HIST_MAX_VALUES = 64
 
 
+
+@njit(inline="always")
+def _leaf_piece(F, I, h, E):
+    """Row ``h`` of a piece list: the leaf action alone (loss ``E``, no expected splits, no children)."""
+    F[h, E_] = E
+    F[h, S_] = 0.0
+    I[h, A_] = -1
+    I[h, L_] = -1
+    I[h, R_] = -1
+
+
 @njit
 def few_values(XT, limit):
     """For each feature (row of ``XT``) with at most ``limit`` distinct values: their number ``counts[f]``, the
@@ -1080,11 +1091,7 @@ def make_kernel(level):
                              W, imp)
                 if first < 0:  # nothing to choose: a leaf, solved at once
                     h = counters[C_PIECES]
-                    PF[h, E_] = E
-                    PF[h, S_] = 0.0
-                    PI[h, A_] = -1
-                    PI[h, L_] = -1
-                    PI[h, R_] = -1
+                    _leaf_piece(PF, PI, h, E)
                     counters[C_PIECES] = h + 1
                     SI[s, S_HSTART] = h
                     SI[s, S_HLEN] = 1
@@ -1100,11 +1107,7 @@ def make_kernel(level):
                     fr[FR_WSTART] = counters[C_WORK]
                     fr[FR_WLEN] = 1
                     wi = counters[C_WORK]
-                    WF[wi, E_] = E
-                    WF[wi, S_] = 0.0
-                    WI[wi, A_] = -1
-                    WI[wi, L_] = -1
-                    WI[wi, R_] = -1
+                    _leaf_piece(WF, WI, wi, E)
                     counters[C_WORK] = wi + 1
                     counters[C_TOP] = top + 1
             else:
