@@ -10,7 +10,9 @@ compiled (or loaded from numba's cache) on a small problem first, so compilation
 include their own input checks.
 
 Also: ``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
-"summary" and "full") and ``--ablation`` (each MurTree technique switched off in turn).
+"summary" and "full"), ``--ablation`` (each MurTree technique switched off in turn) and ``--regression``
+(``MurTreeRegressor`` against ``pystreed.STreeDRegressor(optimization_task="regression")`` on sklearn/diabetes
+binarised at quantiles and on dl/anneal's features with a synthetic target, squared errors compared).
 
 Run: ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_murtree.py [--depths 3 4] [--repeat 3]``
 """
@@ -23,7 +25,7 @@ import numpy as np
 from odtlab import datasets
 from odtlab.core import events as core
 from odtlab.search import Search
-from odtlab.solvers.murtree import MurTreeClassifier, MurTreeSolver
+from odtlab.solvers.murtree import MurTreeClassifier, MurTreeRegressor, MurTreeSolver
 
 
 def fit_time(make, X, y):
@@ -129,6 +131,35 @@ def ablation(names, depth, time_limit=60.0):
         print(f"{name:24s}" + "".join(cells), flush=True)
 
 
+def regression_sets():
+    from odtlab.encoders import ThresholdBinarizer
+
+    diabetes = datasets.load("sklearn/diabetes")
+    X = ThresholdBinarizer(method="quantiles", n_quantiles=8).fit_transform(np.asarray(diabetes.X))
+    yield "sklearn/diabetes (62 bins)", X.astype(np.int64), np.asarray(diabetes.y, dtype=float)
+    anneal = datasets.load("dl/anneal")
+    Xa = np.asarray(anneal.X).astype(np.int64)
+    ya = 2.0 * Xa[:, 3] - 1.5 * Xa[:, 10] * Xa[:, 20] + Xa[:, 40] + np.random.default_rng(0).normal(0, 0.3, len(Xa))
+    yield "dl/anneal (synthetic y)", Xa, ya
+
+
+def regression(depths, repeat):
+    from pystreed import STreeDRegressor
+
+    print(f"\nregression (squared error), CPU seconds, fastest of {repeat}:")
+    for name, X, y in regression_sets():
+        for d in depths:
+            best_o = best_p = np.inf
+            for _ in range(repeat):
+                t_o, est_o = fit_time(lambda: MurTreeRegressor(max_depth=d, record="none"), X, y)
+                t_p, est_p = fit_time(lambda: STreeDRegressor(optimization_task="regression", max_depth=d), X, y)
+                best_o, best_p = min(best_o, t_o), min(best_p, t_p)
+            sse_o = float(((est_o.predict(X) - y) ** 2).sum())
+            sse_p = float(((est_p.predict(X) - y) ** 2).sum())
+            print(f"{name:28s} d={d}  SSE {sse_o:14.6f} / {sse_p:14.6f}  odtlab {best_o:8.3f}s  pystreed "
+                  f"{best_p:8.3f}s  ratio {best_o / best_p:5.2f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
@@ -137,6 +168,7 @@ def main():
     parser.add_argument("--time-limit", type=float, default=600.0)
     parser.add_argument("--levels", action="store_true", help="also measure record-level overhead")
     parser.add_argument("--ablation", action="store_true", help="also time each technique switched off")
+    parser.add_argument("--regression", action="store_true", help="also compare the regressors (depths 2-4)")
     parser.add_argument("--option", nargs="*", default=[], metavar="NAME=VALUE",
                         help="MurTreeClassifier options for the comparison, e.g. feature_order=gini")
     args = parser.parse_args()
@@ -154,6 +186,8 @@ def main():
         levels(names, max(args.depths), args.repeat)
     if args.ablation:
         ablation(names, max(args.depths))
+    if args.regression:
+        regression([2, 3, 4], args.repeat)
 
 
 if __name__ == "__main__":

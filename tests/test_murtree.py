@@ -1,24 +1,29 @@
 """MurTree against the brute-force oracle, the paper's worked example and benchmark values, the resumable
-search contract (interrupt + resume, anytime bounds, events) and the estimator's input checks."""
+search contract (interrupt + resume, anytime bounds, events) and the estimator's input checks; the regressor
+(squared error) against the brute-force oracle and a small recursive oracle for node budgets and alpha."""
 from fractions import Fraction
+import functools
+import pickle
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import check_estimator
 
 from odtlab import datasets
-from odtlab.bruteforce import binary_optimum
+from odtlab.bruteforce import binary_optimum, continuous_optimum
 from odtlab.core import murtree as mt
 from odtlab.search import Search
-from odtlab.solvers import solve
-from odtlab.solvers.murtree import MurTreeClassifier, MurTreeSolver
+from odtlab.solvers import make_estimator, solve
+from odtlab.solvers.murtree import MurTreeClassifier, MurTreeRegressor, MurTreeSolver
 
 OPTIONS = dict(cache=st.sampled_from(["dataset", "branch", None]), similarity_bound=st.booleans(),
                incremental=st.booleans(), depth_two=st.booleans(),
                node_order=st.sampled_from(["dynamic", "post-order"]),
                feature_order=st.sampled_from(["in-order", "gini"]), reduce_features=st.booleans(),
-               iterative_deepening=st.booleans(), greedy_start=st.booleans())
+               iterative_deepening=st.booleans(), greedy_start=st.booleans(), bound_probing=st.booleans())
 
 
 @st.composite
@@ -71,7 +76,7 @@ def test_worked_example_a_counts_and_optima():
     search, result = run(X, y, record="full", max_depth=2, reduce_features=False)
     assert result.objective == 1
     d2 = [e for e in search.trace().itertuples() if e.event == "DepthTwoSolve"]
-    assert len(d2) == 1 and (d2[0].i0, d2[0].i1, d2[0].i2, d2[0].value) == (6, 2, 1, 1.0)
+    assert len(d2) == 1 and (d2[0].i0, d2[0].f0, d2[0].f1, d2[0].value) == (6, 2, 1, 1)
     _, deep = run(X, y, max_depth=3, smallest=True)
     assert deep.objective == 0 and deep.tree.splits == 4  # "0 errors with 4 feature nodes"
 
@@ -259,3 +264,237 @@ def test_kernel_returns_status_buffer_before_changing_state():
     assert solver.iterations == 0 and solver.counters[mt.C_CALLS] == before[mt.C_CALLS] == 0
     search = Search(solver, record="full")  # the same solver continues normally with room for events
     assert search.run().objective == run(X, y, max_depth=3)[1].objective
+
+
+# -- regression (squared error, §4.9.2) -------------------------------------------------------------------
+REG_OPTIONS = {k: v for k, v in OPTIONS.items() if k != "similarity_bound"}
+
+
+def sse_oracle(X, Y, w, depth, nodes, alpha):
+    """Smallest weighted SSE + alpha * nodes over trees with depth <= depth and <= nodes feature nodes, by
+    plain recursion over Eq. 1 (rows as tuples; a tiny oracle for the node budgets and alpha, which
+    ``continuous_optimum`` does not cover)."""
+    Y = Y.reshape(len(Y), -1)
+
+    def leaf(rows):
+        if not rows:
+            return 0.0
+        r = list(rows)
+        mean = (w[r, None] * Y[r]).sum(axis=0) / w[r].sum()
+        return float((w[r, None] * (Y[r] - mean) ** 2).sum())
+
+    @functools.lru_cache(maxsize=None)
+    def T(rows, d, n):
+        best = leaf(rows)
+        if d == 0 or n == 0:
+            return best
+        for f in range(X.shape[1]):
+            left = tuple(r for r in rows if X[r, f] == 0)
+            right = tuple(r for r in rows if X[r, f] == 1)
+            if not left or not right:
+                continue
+            for nl in range(n):
+                best = min(best, alpha + T(left, d - 1, nl) + T(right, d - 1, n - 1 - nl))
+        return best
+
+    return T(tuple(range(len(w))), depth, min(nodes, 2 ** depth - 1))
+
+
+@st.composite
+def regression_problems(draw):
+    n = draw(st.integers(1, 16))
+    p = draw(st.integers(1, 4))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=p, max_size=p), min_size=n, max_size=n)))
+    if draw(st.booleans()):
+        X = np.column_stack([X, 1 - X[:, 0]])
+    values = st.integers(-5, 5) if draw(st.booleans()) else st.floats(-100, 100, allow_nan=False, width=32)
+    y = np.array(draw(st.lists(values, min_size=n, max_size=n)), dtype=float) + draw(st.sampled_from([0, 1e3]))
+    if draw(st.booleans()):  # two outputs
+        y = np.column_stack([y, draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))])
+    w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))) if draw(st.booleans()) else None
+    depth = draw(st.integers(1, 3))
+    nodes = draw(st.one_of(st.none(), st.integers(1, 2 ** depth - 1)))
+    alpha = draw(st.sampled_from([0, 0, 0.5, 3]))
+    options = {k: draw(v) for k, v in REG_OPTIONS.items()}
+    return X, y, w, depth, nodes, alpha, options
+
+
+def regression_tolerance(y, w):
+    Y = y.reshape(len(y), -1)
+    w = np.ones(len(Y)) if w is None else w
+    root = float((w[:, None] * (Y - (w[:, None] * Y).sum(axis=0) / w.sum()) ** 2).sum())
+    return 1e-8 * max(root, 1.0)  # TIE_RTOL is 1e-9 of the root leaf's squared error
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(regression_problems())
+def test_regression_equals_the_brute_force_optimum(problem):
+    X, y, w, depth, nodes, alpha, options = problem
+    solver = MurTreeSolver(X, y, w, max_depth=depth, max_nodes=nodes, alpha=alpha, task="regression", **options)
+    result = Search(solver, record="none").run()
+    assert result.status == "optimal" and result.lower_bound == result.upper_bound
+    tol = regression_tolerance(y, w)
+    weights = np.ones(len(y)) if w is None else w
+    optimum = sse_oracle(X, y, weights, depth, 2 ** depth - 1 if nodes is None else nodes, alpha)
+    assert result.objective == pytest.approx(optimum, abs=tol)
+    tree = result.tree
+    sse = float((weights[:, None] * (tree.predict(X).reshape(len(y), -1) - y.reshape(len(y), -1)) ** 2).sum())
+    assert sse + alpha * tree.splits == pytest.approx(result.objective, abs=tol)  # the tree re-scores to it
+    assert tree.depth <= depth and tree.splits <= (2 ** depth - 1 if nodes is None else nodes)
+    if nodes is None and alpha == 0 and w is None and y.ndim == 1:
+        assert optimum == pytest.approx(continuous_optimum(X, y, depth, "regression").value, abs=tol)
+
+
+def regression_problem(n=80, seed=7):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 8))
+    y = 3.0 * X[:, 0] + 2.0 * (X[:, 1] & X[:, 2]) - X[:, 5] + rng.normal(0, 0.5, n)
+    return X, y
+
+
+def test_regression_depth_two_solver_counts_pair_sums():
+    X, y = regression_problem()
+    search = Search(MurTreeSolver(X, y, max_depth=2, task="regression", reduce_features=False), record="full")
+    result = search.run()
+    d2 = [e for e in search.trace().itertuples() if e.event == "DepthTwoSolve"]
+    assert len(d2) == 1 and d2[0].value == pytest.approx(result.objective)  # the whole search is one solve
+    assert result.objective == pytest.approx(continuous_optimum(X, y, 2, "regression").value)
+    assert search.solver.stats()["similarity_raises"] == 0 and not search.solver.options["similarity_bound"]
+
+
+def test_regressor_interrupt_and_resume_equals_an_uninterrupted_run():
+    X, y = regression_problem()
+    whole = Search(MurTreeSolver(X, y, max_depth=3, task="regression"), record="none").run()
+    search = Search(MurTreeSolver(X, y, max_depth=3, task="regression"), record="summary")
+    while not search.done:
+        result = search.run(max_iterations=2)
+        assert result.lower_bound <= whole.objective + 1e-9 <= result.upper_bound + 2e-9
+        assert result.tree.squared_error(X, y) == pytest.approx(result.upper_bound)
+    assert tree_key(search.result().tree) == tree_key(whole.tree)
+
+
+def test_regressor_estimator_weights_outputs_and_predictions():
+    X, y = regression_problem()
+    est = MurTreeRegressor(max_depth=2).fit(X, y)
+    assert est.predict(X).shape == y.shape and est.score(X, y) > 0.7
+    assert est.result_.objective == pytest.approx(est.tree_.squared_error(X, y))
+    w = np.arange(len(y)) % 3
+    rows = np.repeat(np.arange(len(y)), w)
+    weighted = MurTreeRegressor(max_depth=2).fit(X, y, sample_weight=w)
+    repeated = MurTreeRegressor(max_depth=2).fit(X[rows], y[rows])
+    assert weighted.result_.objective == pytest.approx(repeated.result_.objective)
+    Y = np.column_stack([y, -2 * y + X[:, 3]])
+    multi = MurTreeRegressor(max_depth=2, alpha=0.5).fit(X, Y)
+    assert multi.predict(X).shape == Y.shape
+    assert multi.result_.objective == pytest.approx(multi.tree_.squared_error(X, Y) + 0.5 * multi.tree_.splits)
+    assert pickle.loads(pickle.dumps(est)).predict(X[:5]) == pytest.approx(est.predict(X[:5]))
+
+
+@pytest.mark.parametrize("params, match", [({"max_depth": 0}, "max_depth"), ({"alpha": -1}, "alpha"),
+                                           ({"feature_order": "gini"}, "feature_order")])
+def test_regressor_bad_parameters_get_a_clear_error(params, match):
+    X, y = regression_problem()
+    with pytest.raises(ValueError, match=match):
+        MurTreeRegressor(**params).fit(X, y)
+    X = X.astype(float)
+    X[4, 2] = 0.5
+    with pytest.raises(ValueError, match=r"(?s)column 2.*ThresholdBinarizer"):
+        MurTreeRegressor().fit(X, y)
+
+
+def test_regressor_registered_for_the_command_line():
+    est = make_estimator("murtree-regressor", depth=2, nodes=2, alpha=0.25)
+    assert isinstance(est, MurTreeRegressor) and (est.max_depth, est.max_nodes, est.alpha) == (2, 2, 0.25)
+
+
+def _cause(exc):
+    text = []
+    while exc is not None:
+        text.append(str(exc))
+        exc = exc.__cause__ or exc.__context__
+    return " ".join(text)
+
+
+@pytest.mark.jit_only
+def test_scikit_learn_estimator_checks_fail_only_for_non_binary_input():
+    """check_estimator feeds continuous X to most checks: MurTree refuses it (it takes 0/1 features and names the
+    encoders). Every other check passes, and every failure is that refusal."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est in (MurTreeRegressor(max_depth=2), MurTreeClassifier(max_depth=2)):
+            results = check_estimator(est, on_fail=None)
+            passed = [r["check_name"] for r in results if r["status"] == "passed"]
+            assert {"check_estimator_cloneable", "check_no_attributes_set_in_init", "check_get_params_invariance",
+                    "check_set_params", "check_estimators_unfitted"} <= set(passed)
+            for r in results:
+                if r["status"] == "failed" and r["check_name"] != "check_classifiers_one_label_sample_weights":
+                    assert "is not binary" in _cause(r["exception"]), r["check_name"]
+
+
+def test_depth_two_panel_counts_equal_the_kernel_counters():
+    """The widget's frequency table (counted in numpy from the call's branch) is the kernel's counter: the
+    worked example's single and pair counts per class (brief §9.3), and a depth-two call below a root split."""
+    from odtlab.widgets.murtree import DepthTwoPanel, branch_counts, recursion
+    from odtlab.widgets.player import explore
+
+    X, y = worked_example()
+    player = explore(MurTreeClassifier(max_depth=2, reduce_features=False), X, y)
+    player.run_to_end()
+    solver = player.search.solver
+    features, totals, pairs, _ = branch_counts(solver, (), [0, 1, 2], shown=3)
+    assert features == [0, 1, 2] and list(totals) == [4, 2]
+    fq = solver.fq[:solver.K * 9].reshape(solver.K, 3, 3)  # counter 0: the only depth-two call's counts
+    for i in range(3):
+        for j in range(i, 3):
+            assert list(pairs[i, j]) == list(fq[:, i, j])
+    assert list(pairs[0, 1]) == [2, 0] and list(pairs[0, 2]) == [1, 1]  # FQ-(a, b) = 2, FQ+(a, c) = 1
+    svg = DepthTwoPanel().svg(player.frame)
+    assert 'data-features="3"' in svg and "branch: none" in svg
+
+    X, y = small_problem()
+    player = explore(MurTreeClassifier(max_depth=3, feature_order="in-order", greedy_start=False), X, y)
+    player.run_to_end()
+    first = next(i for i in range(player.recording.n) if player.recording.event(i).name == "DepthTwoSolve")
+    player.goto(first + 1)
+    branch = recursion(player.frame).depth_two[1]
+    assert len(branch) == 1 and 'data-branch="1"' in DepthTwoPanel().svg(player.frame)
+    (f, side), = branch
+    rows = np.asarray(player.search.solver.Xc)[f] == side
+    _, totals, pairs, _ = branch_counts(player.search.solver, branch, [], shown=2)
+    assert totals.sum() == player.search.solver.weight[rows].sum()
+
+
+@pytest.mark.jit_only
+def test_bound_probing_raises_the_certified_lower_bound_while_running():
+    data = datasets.load("dl/anneal")
+    X, y = np.asarray(data.X), np.asarray(data.y)
+    for task, target in (("classification", y), ("regression", y * 2.5 + X[:, 7])):
+        search = Search(MurTreeSolver(X, target, max_depth=4, bound_probing=True, task=task), record="summary")
+        lowers = []
+        while not search.done:
+            result = search.run(max_iterations=200)
+            lowers.append(result.lower_bound)
+            assert result.lower_bound <= result.upper_bound
+        plain = Search(MurTreeSolver(X, target, max_depth=4, task=task), record="none").run()
+        assert result.objective == pytest.approx(plain.objective) and result.optimal
+        assert 0 < lowers[len(lowers) // 2] < plain.objective and lowers == sorted(lowers)
+        queries = search.trace() if task == "regression" else None
+        if queries is not None:
+            assert (queries["event"] == "BoundsUpdated").sum() >= 2
+
+
+def test_depth_two_panel_shows_the_regression_sums():
+    from odtlab.widgets.murtree import DepthTwoPanel, branch_counts
+    from odtlab.widgets.player import explore
+
+    X, y = regression_problem(n=40)
+    player = explore(MurTreeRegressor(max_depth=2, reduce_features=False), X, y)
+    player.run_to_end()
+    solver = player.search.solver
+    features, totals, pairs, _ = branch_counts(solver, (), [0, 1], shown=2)
+    fq = solver.fq.reshape(2, solver.K, X.shape[1], X.shape[1])
+    slot = int(np.argmax(solver.cnt_meta[:, 0]))  # the counter of the only depth-two call
+    assert np.allclose(pairs[0, 1], fq[slot, :, 0, 1]) and np.allclose(pairs[1, 1], fq[slot, :, 1, 1])
+    assert totals[0] == len(y) and abs(totals[1]) < 1e-9 * len(y)  # targets centred on their mean
+    svg = DepthTwoPanel().svg(player.frame)
+    assert "W / Σwy / Σwy²" in svg and "returned for the budget: root" in svg

@@ -18,18 +18,37 @@ misclassifications + alpha * nodes is Algorithm 6 (a sequence of root queries wi
 smallest optimal tree is Algorithm 7 (descending budgets under the optimal cost); both run as successive
 root queries sharing the cache.
 
+Two tasks share the kernel (``make_kernel(level, regression)``), told apart by the dtype of the statistics:
+
+* **classification**: a row's statistics are its class (``label``) and integer weight; a data set's statistics
+  are its weighted class counts (int64) and a leaf costs |D| - max_k |D_k| (integer misclassifications);
+* **regression** (§4.9.2, squared error): a row's statistics are ``rstat[r] = (w, w y_1, ..., w y_m,
+  w |y|^2)``; a data set's are their sums (float64) and a leaf costs Q - sum_o S_o^2 / W, the sum of squared
+  errors around the leaf's mean. The depth-two solver counts these sums per feature pair (the paper's
+  "sums of the target values", plus the sums of squares an SSE needs) and gets every cell by the same
+  inclusion-exclusion as the class counts (Eq. 2-5). The similarity bound is off: its proof needs a removed
+  row to change the optimum by at most its weight, which a squared error does not satisfy.
+
+Costs are compared through two constants of the search (``ccost[CC_TIE]``, ``ccost[CC_STEP]``): a tree
+improves on a cost c when it costs at most c - TIE, and a search that found nothing within UB stores the lower
+bound UB + STEP. Classification uses TIE = STEP = 1 (exact integers). Regression uses STEP = 0 (T > UB only
+certifies T >= UB) and TIE = a tolerance set by the solver: SSEs closer than TIE count as ties.
+
 Anytime (§4.9.5): after every iteration the frames on the stack are combined into the best complete tree
 they contain (each frame's incumbent, its leaf, or its current split with the solved sibling, or a leaf in
 place of the unsolved one), and the global incumbent is replaced when that tree is better. The certified
 lower bound is described in :func:`make_kernel`.
 
-Costs are integer weighted misclassifications (rows with equal features and label are merged into weights
-by the solver). The cache datasets are sorted arrays of row ids hashed by a Zobrist sum (``zob``), found by
-open addressing in ``htab`` and confirmed by comparing the ids (§4.6.2). Optimal subtrees are stored whole
-in ``tpool`` as heap arrays of features (node ``h`` has children ``2h+1`` (feature = 0) and ``2h+2``
-(feature = 1); -1 is a leaf), so a cache hit returns a complete tree and no reconstruction pass is needed.
+Classification costs are integer weighted misclassifications (rows with equal features and label are merged
+into weights by the solver). The cache datasets are sorted arrays of row ids hashed by a Zobrist sum
+(``zob``), found by open addressing in ``htab`` and confirmed by comparing the ids (§4.6.2). Optimal subtrees
+are stored whole in ``tpool`` as heap arrays of features (node ``h`` has children ``2h+1`` (feature = 0) and
+``2h+2`` (feature = 1); -1 is a leaf), so a cache hit returns a complete tree and no reconstruction pass is
+needed.
 """
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from odtlab.core._jit import njit
 from odtlab.core import events as ev
@@ -38,58 +57,81 @@ INF = 1 << 60  # "no tree" (the paper's infeasible tree of cost +infinity)
 
 # params (int64)
 (P_DEPTH, P_NODES, P_K, P_F, P_ROWS, P_ALPHA_P, P_ALPHA_Q, P_MODE, P_CACHE, P_SIMILARITY, P_INCREMENTAL,
- P_DEPTH_TWO, P_NODE_ORDER, P_FEATURE_ORDER, P_BIG, P_EPI, P_DEEPENING, P_GREEDY) = range(18)
+ P_DEPTH_TWO, P_NODE_ORDER, P_FEATURE_ORDER, P_EPI, P_DEEPENING, P_GREEDY, P_PROBE) = range(18)
 N_PARAMS = 18
 MODE_PLAIN, MODE_SPARSE, MODE_SMALLEST = 0, 1, 2
 CACHE_NONE, CACHE_DATASET, CACHE_BRANCH = 0, 1, 2
 ORDER_DYNAMIC, ORDER_POST = 0, 1
 FEATURES_IN_ORDER, FEATURES_GINI = 0, 1
 
-# frame fields (int64, frames[k, FR_*]); child blocks for side 0 (feature absent) and 1 (present)
-(FR_START, FR_LEN, FR_W, FR_HASH, FR_KOFF, FR_KLEN, FR_KHASH, FR_CIDX, FR_D, FR_N, FR_UB, FR_LB, FR_LEAF,
- FR_BEST, FR_BEST_NODES, FR_RLB, FR_FI, FR_F, FR_NL, FR_NMIN, FR_NMAX, FR_PHASE, FR_FIRST, FR_FIRST_COST,
- FR_FIRST_NODES, FR_UBP, FR_CBASE, FR_SIM0, FR_SIM1, FR_CHILD) = range(30)
-CH_START, CH_LEN, CH_W, CH_HASH, CH_KOFF, CH_KHASH, CH_CIDX, CH_LEAF = range(8)
-CH_WIDTH = 8
+# integer frame fields (int64, frames[k, FR_*]); child blocks for side 0 (feature absent) and 1 (present)
+(FR_START, FR_LEN, FR_W, FR_HASH, FR_KOFF, FR_KLEN, FR_KHASH, FR_CIDX, FR_D, FR_N, FR_BEST_NODES, FR_FI, FR_F,
+ FR_NL, FR_NMIN, FR_NMAX, FR_PHASE, FR_FIRST, FR_FIRST_NODES, FR_CBASE, FR_SIM0, FR_SIM1, FR_CHILD) = range(23)
+CH_START, CH_LEN, CH_W, CH_HASH, CH_KOFF, CH_KHASH, CH_CIDX = range(7)
+CH_WIDTH = 7
 N_FRAME_FIELDS = FR_CHILD + 2 * CH_WIDTH
+# cost frame fields (fcost[k, FC_*], the cost dtype); FC_CLEAF + side is a child's leaf cost
+FC_UB, FC_LB, FC_LEAF, FC_BEST, FC_RLB, FC_FIRST_COST, FC_UBP, FC_CLEAF = range(8)
+N_FRAME_COSTS = FC_CLEAF + 2
 PH_NEXT_FEATURE, PH_FIRST, PH_SECOND, PH_CONFIG, PH_ISSUE_SECOND = 0, 1, 2, 3, 4
 
-# call / return register (int64, reg[RG_*])
-(RG_START, RG_LEN, RG_W, RG_HASH, RG_KOFF, RG_KLEN, RG_KHASH, RG_CIDX, RG_D, RG_N, RG_UB, RG_LEAF,
- RT_COST, RT_LB, RT_NODES, RT_CIDX) = range(16)
-N_REG = 16
+# call / return register: integers (reg[RG_*], reg[RT_*]) and costs (regc[RC_*])
+(RG_START, RG_LEN, RG_W, RG_HASH, RG_KOFF, RG_KLEN, RG_KHASH, RG_CIDX, RG_D, RG_N, RT_NODES, RT_CIDX) = range(12)
+N_REG = 12
+RC_UB, RC_LEAF, RC_COST, RC_LB = range(4)
+N_REG_COSTS = 4
 
 # counters (int64)
-(C_ITER, C_DONE, C_STARTED, C_TOP, C_GROW, C_G_MISS, C_G_NODES, C_LOWER, C_Q_N, C_Q_STAGE, C_Q_COST,
- C_CALLS, C_FRAMES, C_D2, C_D2_SCRATCH, C_D2_INCREMENTAL, C_D2_SAME, C_D2_UPDATES, C_CACHE_HITS,
- C_LB_PRUNES, C_SIM_PRUNES, C_SIM_RAISES, C_NDS, C_KEYS_USED, C_TP_USED, C_INCUMBENTS, C_ROOT_LEAF,
- C_ROOT_W, C_ROOT_HASH, C_Q_DEPTH) = range(30)
-N_COUNTERS = 30
+(C_ITER, C_DONE, C_STARTED, C_TOP, C_GROW, C_G_NODES, C_Q_N, C_Q_STAGE, C_CALLS, C_FRAMES, C_D2, C_D2_SCRATCH,
+ C_D2_INCREMENTAL, C_D2_SAME, C_D2_UPDATES, C_CACHE_HITS, C_LB_PRUNES, C_SIM_PRUNES, C_SIM_RAISES, C_NDS,
+ C_KEYS_USED, C_TP_USED, C_INCUMBENTS, C_ROOT_W, C_ROOT_HASH, C_Q_DEPTH) = range(26)
+N_COUNTERS = 26
+# search-wide costs (ccost, the cost dtype): the global incumbent's cost, the certified lower bound (times
+# alpha's denominator), Algorithm 7's optimal cost (the probe step when probing), the root leaf, the comparison
+# constants and the UB of the running lower-bound probe
+CC_G_MISS, CC_LOWER, CC_Q_COST, CC_ROOT_LEAF, CC_TIE, CC_STEP, CC_PROBE_UB = range(7)
+N_SEARCH_COSTS = 7
 GROW_CACHE, GROW_KEYS, GROW_TPOOL = 1, 2, 4
+
+# depth-two results: cnt_out[slot, b, O_*] (int64) and cnt_cost[slot, b] for the best tree with b + 1 nodes
+O_NODES, O_ROOT, O_LEFT, O_RIGHT = range(4)
 
 # cache dataset metadata (int64, meta[ci, M_*])
 M_HASH, M_LEN, M_KEY = range(3)
 
 # MurTree event kinds (block 96..127 of odtlab.core.events)
-MT_ENTER = 96  # subtree entered: depth = d, i0 = |D| rows, i1 = node budget, i2 = weight, upper = UB, lower = LB
+MT_ENTER = 96  # subtree entered: depth = d, i0 = |D| rows, i1 = node budget, i2 = weight, upper = UB, lower = LB,
+#               value = leaf cost; feature / flags = the parent's split feature and the side taken (1: present)
 MT_CACHE_HIT = 97  # optimum found in the cache: value = cost, flags = 1 if within UB
 MT_LB_PRUNE = 98  # lower bound > UB (flags = 1 when UB < 0): lower = LB, upper = UB
 MT_SIMILARITY = 99  # similarity bound raised the LB: value = old LB, lower = new LB, i2 = weight of D_out
-MT_DEPTH_TWO = 100  # depth-two solve: i0 = |D|, i1/i2/value = best 1-, 2-, 3-node costs (-1: depth one), flags
+MT_DEPTH_TWO = 100  # depth-two solve: i0 = |D|, f0/f1/value = best 1-, 2-, 3-node costs (-1: depth one),
+#                     feature / i1 / i2 = root, left and right child features of the tree returned for the
+#                     call's budget (-1: none), flags = counting mode
 MT_FRAME_INCUMBENT = 101  # a frame's incumbent improved: feature, i0 = n_L, i1 = n_R, value = cost, f0 = old
 MT_SOLVED = 102  # subtree solved: value = cost, lower = stored LB, i2 = nodes, flags = how
 MT_INFEASIBLE = 103  # no tree within UB: lower = stored LB (Eq. 17), value = RLB (-1 if none)
-MT_QUERY = 104  # root query of Algorithm 6 / 7: i1 = node budget, depth = d, upper = UB
+MT_QUERY = 104  # root query of Algorithm 6 / 7, a deepening step or a bound probe: i1 = budget, upper = UB
 SOLVED_GENERAL, SOLVED_LEAF_BUDGET, SOLVED_LEAF_LB, SOLVED_DEPTH_TWO = 0, 1, 2, 3
 COUNT_SCRATCH, COUNT_INCREMENTAL, COUNT_UNCHANGED, COUNT_SINGLES = 0, 1, 2, 3
 
 
 # ------------------------------------------------------------------------------------------------------
-# small helpers
+# the two tasks: functions chosen by the dtype of their statistics (compile time under numba, run time as
+# plain Python under NUMBA_DISABLE_JIT)
 # ------------------------------------------------------------------------------------------------------
+def _by_dtype(arr, float_impl, int_impl):
+    impl = float_impl if isinstance(arr.dtype, types.Float) else int_impl
+    return getattr(impl, "py_func", impl)
+
+
+def _is_float(arr):
+    return arr.dtype.kind == "f"
+
+
 @njit(inline="always")
-def leaf_cost(counts, K):
-    """LeafMisclassification: |D| - max_k |D_k| (weighted)."""
+def leaf_miss(counts, K):
+    """LeafMisclassification: |D| - max_k |D_k| (weighted class counts)."""
     total = 0
     mx = 0
     for c in range(K):
@@ -101,26 +143,225 @@ def leaf_cost(counts, K):
 
 
 @njit(inline="always")
-def key_of(miss, nodes, ap, aq, big):
-    """Global comparison key: the sparse objective in units of 1/aq, then fewer nodes on ties."""
-    return (aq * miss + ap * nodes) * big + nodes
+def leaf_sse(counts, K):
+    """Sum of squared errors around the mean: Q - sum_o S_o^2 / W for the sums (W, S_1..S_m, Q); 0 if empty."""
+    w = counts[0]
+    if w <= 0.0:
+        return 0.0
+    v = counts[K - 1]
+    for o in range(1, K - 1):
+        v -= counts[o] * counts[o] / w
+    return v if v > 0.0 else 0.0
+
+
+def leaf_cost(counts, K):
+    """A leaf's cost from a data set's statistics: misclassifications (int counts) or SSE (float sums)."""
+    return (leaf_sse if _is_float(counts) else leaf_miss)(counts, K)
+
+
+@overload(leaf_cost)
+def _leaf_cost(counts, K):
+    return _by_dtype(counts, leaf_sse, leaf_miss)
 
 
 @njit(inline="always")
-def sparse_ub(miss, nodes, budget, ap, aq):
-    """Algorithm 6's UB for the query with ``budget`` nodes, given the best tree (miss, nodes) so far.
+def weight_counts(counts, K):
+    total = 0
+    for c in range(K):
+        total += counts[c]
+    return total
 
-    A tree with k <= budget nodes and cost c has objective c + alpha * k <= c + alpha * budget, so
-    c <= (best - alpha * budget) keeps every tree at least as good as the best; below the best tree's size
-    ties are kept (they have fewer nodes), from its size on a strict improvement is asked (UB = ... - 1).
-    This makes the result the smallest tree among the optimal ones.
-    """
+
+@njit(inline="always")
+def weight_stats(counts, K):
+    return int(counts[0])
+
+
+def stats_weight(counts, K):
+    """The (integer) weight of a data set from its statistics: the sum of the class counts, or W."""
+    return (weight_stats if _is_float(counts) else weight_counts)(counts, K)
+
+
+@overload(stats_weight)
+def _stats_weight(counts, K):
+    return _by_dtype(counts, weight_stats, weight_counts)
+
+
+@njit
+def singles_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, out):
+    out[:, :] = 0
+    for t in range(start, start + length):
+        r = pool[t]
+        c = label[r]
+        w = weight[r]
+        for a in range(rowptr[r], rowptr[r + 1]):
+            out[c, rowfeat[a]] += w
+
+
+@njit
+def singles_stats(pool, start, length, rowptr, rowfeat, label, weight, rstat, out):
+    out[:, :] = 0.0
+    K = out.shape[0]
+    for t in range(start, start + length):
+        r = pool[t]
+        for a in range(rowptr[r], rowptr[r + 1]):
+            f = rowfeat[a]
+            for c in range(K):
+                out[c, f] += rstat[r, c]
+
+
+def single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, out):
+    """out[c, f] = statistic c of the rows of the data set that contain f: FQ^c(f) of Alg. 4 phase 1 (class-c
+    weight), or the sums (W, S, Q) of those rows for regression."""
+    impl = singles_stats if _is_float(out) else singles_counts
+    impl(pool, start, length, rowptr, rowfeat, label, weight, rstat, out)
+
+
+@overload(single_counts)
+def _single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, out):
+    return _by_dtype(out, singles_stats, singles_counts)
+
+
+@njit
+def rows_counts(pool, start, length, label, weight, rstat, out):
+    out[:] = 0
+    for t in range(start, start + length):
+        r = pool[t]
+        out[label[r]] += weight[r]
+
+
+@njit
+def rows_stats(pool, start, length, label, weight, rstat, out):
+    out[:] = 0.0
+    for t in range(start, start + length):
+        r = pool[t]
+        for c in range(out.shape[0]):
+            out[c] += rstat[r, c]
+
+
+def rows_total(pool, start, length, label, weight, rstat, out):
+    """out = the statistics of the rows ``pool[start:start+length]``."""
+    (rows_stats if _is_float(out) else rows_counts)(pool, start, length, label, weight, rstat, out)
+
+
+@overload(rows_total)
+def _rows_total(pool, start, length, label, weight, rstat, out):
+    return _by_dtype(out, rows_stats, rows_counts)
+
+
+@njit
+def gain_gini(fc, cls, W, K, f):
+    """Gini gain I(D) - sum_side |side|/|D| I(side), I = 1 - sum p^2 (§4.8); -1 for a degenerate split."""
+    wr = 0
+    for c in range(K):
+        wr += fc[c, f]
+    wl = W - wr
+    if wr == 0 or wl == 0:
+        return -1.0
+    base = 1.0
+    il = 1.0
+    ir = 1.0
+    for c in range(K):
+        p = cls[c] / W
+        base -= p * p
+        pr = fc[c, f] / wr
+        pl = (cls[c] - fc[c, f]) / wl
+        ir -= pr * pr
+        il -= pl * pl
+    return base - (wl * il + wr * ir) / W
+
+
+@njit
+def gain_sse(fc, cls, W, K, f):
+    """Squared-error decrease SSE(D) - SSE(D(not f)) - SSE(D(f)) (CART's criterion); -1 if degenerate."""
+    wr = fc[0, f]
+    if wr <= 0.0 or wr >= cls[0]:
+        return -1.0
+    right = 0.0
+    left = 0.0
+    for o in range(1, K - 1):
+        sr = fc[o, f]
+        sl = cls[o] - sr
+        right += sr * sr / wr
+        left += sl * sl / (cls[0] - wr)
+    base = 0.0
+    for o in range(1, K - 1):
+        base += cls[o] * cls[o] / cls[0]
+    return right + left - base
+
+
+def split_gain(fc, cls, W, K, f):
+    """How good feature f is as a split, from the single statistics: the Gini gain (classification) or the
+    squared-error decrease (regression); -1 for a split that leaves one side empty."""
+    return (gain_sse if _is_float(fc) else gain_gini)(fc, cls, W, K, f)
+
+
+@overload(split_gain)
+def _split_gain(fc, cls, W, K, f):
+    return _by_dtype(fc, gain_sse, gain_gini)
+
+
+@njit(inline="always")
+def better(miss, nodes, miss2, nodes2, ap, aq):
+    """Whether (miss, nodes) beats (miss2, nodes2): a smaller objective miss + (ap / aq) * nodes, then fewer
+    nodes on ties."""
+    a = aq * miss + ap * nodes
+    b = aq * miss2 + ap * nodes2
+    return a < b or (a == b and nodes < nodes2)
+
+
+@njit(inline="always")
+def sparse_ub_int(miss, nodes, budget, ap, aq, tie):
     num = aq * miss + ap * nodes - ap * budget
     if budget < nodes:
         return num // aq
     if num <= 0:
         return -1
     return (num + aq - 1) // aq - 1
+
+
+@njit(inline="always")
+def sparse_ub_float(miss, nodes, budget, ap, aq, tie):
+    num = (aq * miss + ap * nodes - ap * budget) / aq
+    return num if budget < nodes else num - tie
+
+
+def sparse_ub(miss, nodes, budget, ap, aq, tie):
+    """Algorithm 6's UB for the query with ``budget`` nodes, given the best tree (miss, nodes) so far.
+
+    A tree with k <= budget nodes and cost c has objective c + alpha * k <= c + alpha * budget, so
+    c <= (best - alpha * budget) keeps every tree at least as good as the best; below the best tree's size
+    ties are kept (they have fewer nodes), from its size on a strict improvement is asked (UB = ... - 1, or
+    ... - TIE for squared errors). This makes the result the smallest tree among the optimal ones.
+    """
+    return (sparse_ub_float if isinstance(miss, float) else sparse_ub_int)(miss, nodes, budget, ap, aq, tie)
+
+
+@overload(sparse_ub)
+def _sparse_ub(miss, nodes, budget, ap, aq, tie):
+    impl = sparse_ub_float if isinstance(miss, types.Float) else sparse_ub_int
+    return impl.py_func
+
+
+@njit(inline="always")
+def probe_step_int(gap, tie):
+    return max(gap // 8, tie)
+
+
+@njit(inline="always")
+def probe_step_float(gap, tie):
+    return max(gap / 8, tie)
+
+
+def probe_step(gap, tie):
+    """The first step of lower-bound probing: an eighth of the gap between the incumbent and the bound."""
+    return (probe_step_float if isinstance(gap, float) else probe_step_int)(gap, tie)
+
+
+@overload(probe_step)
+def _probe_step(gap, tie):
+    impl = probe_step_float if isinstance(gap, types.Float) else probe_step_int
+    return impl.py_func
 
 
 @njit
@@ -294,115 +535,49 @@ def partition(pool, start, length, cbase, Xc, f, zob, want_hash, scratch):
     return nl, hr
 
 
-@njit
-def single_counts(pool, start, length, rowptr, rowfeat, label, weight, out):
-    """out[c, f] = weight of class-c rows of the dataset that contain f (FQ^c(f), Alg. 4 phase 1)."""
-    out[:, :] = 0
-    for t in range(start, start + length):
-        r = pool[t]
-        c = label[r]
-        w = weight[r]
-        for a in range(rowptr[r], rowptr[r + 1]):
-            out[c, rowfeat[a]] += w
 
 
 @njit
-def gini_order(fc, cls, W, K, F, order):
-    """Features by decreasing Gini gain I(D) - sum_side |side|/|D| I(side), I = 1 - sum p^2 (§4.8)."""
-    gains = np.empty(F)
-    base = 1.0
-    for c in range(K):
-        p = cls[c] / W
-        base -= p * p
-    for f in range(F):
-        wr = 0
-        for c in range(K):
-            wr += fc[c, f]
-        wl = W - wr
-        if wr == 0 or wl == 0:
-            gains[f] = -1.0
-            continue
-        il = 1.0
-        ir = 1.0
-        for c in range(K):
-            pr = fc[c, f] / wr
-            pl = (cls[c] - fc[c, f]) / wl
-            ir -= pr * pr
-            il -= pl * pl
-        gains[f] = base - (wl * il + wr * ir) / W
-    idx = np.argsort(-gains, kind="mergesort")
-    for t in range(F):
-        order[t] = idx[t]
-
-
-@njit
-def similarity_diff(old, olen, pool, start, length, weight):
-    """(weight of D_old minus D_new, |D_in| + |D_out|) by one merge of sorted ids (Prop. 7)."""
-    i = 0
-    j = 0
-    wout = 0
-    diff = 0
-    while i < olen and j < length:
-        a = old[i]
-        b = pool[start + j]
-        if a == b:
-            i += 1
-            j += 1
-        elif a < b:
-            wout += weight[a]
-            diff += 1
-            i += 1
-        else:
-            diff += 1
-            j += 1
-    while i < olen:
-        wout += weight[old[i]]
-        diff += 1
-        i += 1
-    diff += length - j
-    return wout, diff
-
-
-@njit
-def counter_diff(old, olen, pool, start, length, din, dout, limit):
-    """D_in and D_out against a counter's dataset (Observation 1); (-1, -1) once |D_in|+|D_out| >= limit."""
+def sorted_diff(old, olen, pool, start, length, din, dout, limit, weight):
+    """Compare a stored dataset ``old[:olen]`` with ``pool[start:start+length]`` by one merge of sorted ids
+    (Observation 1, Prop. 7): returns (|D_in|, |D_out|, weight of D_out), or (-1, -1, _) as soon as
+    |D_in| + |D_out| reaches ``limit``. With non-empty ``din`` and ``dout`` the ids of D_in and D_out are
+    written there instead of weighing D_out (the counters' use; the similarity bound weighs)."""
+    record = din.shape[0] > 0
     i = 0
     j = 0
     nin = 0
     nout = 0
-    while i < olen and j < length:
+    wout = 0
+    while i < olen:
         a = old[i]
-        b = pool[start + j]
-        if a == b:
-            i += 1
+        if j < length and pool[start + j] <= a:
+            if pool[start + j] < a:  # in D_new only
+                if record:
+                    din[nin] = pool[start + j]
+                nin += 1
+            else:
+                i += 1
             j += 1
-        elif a < b:
-            dout[nout] = a
+        else:  # in D_old only
+            if record:
+                dout[nout] = a
+            else:
+                wout += weight[a]
             nout += 1
             i += 1
-        else:
-            din[nin] = b
-            nin += 1
-            j += 1
         if nin + nout >= limit:
-            return -1, -1
-    while i < olen:
-        dout[nout] = old[i]
-        nout += 1
-        i += 1
-    while j < length:
-        din[nin] = pool[start + j]
-        nin += 1
-        j += 1
+            return -1, -1, wout
+    if record:
+        din[nin:nin + length - j] = pool[start + j:start + length]
+    nin += length - j
     if nin + nout >= limit:
-        return -1, -1
-    return nin, nout
+        return -1, -1, wout
+    return nin, nout, wout
 
 
 @njit
-def count_rows(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, F, FF):
-    """Add (sign = 1) or remove (sign = -1) rows to a counter: FQ^c(f_i, f_j) for i <= j (Alg. 4 l. 2-9,
-    Observations 2-5). The diagonal holds the single counts FQ^c(f_i)."""
+def count_rows_counts(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, rstat, F, FF):
     for t in range(off, off + cnt):
         r = ids[t]
         w = sign * weight[r]
@@ -415,52 +590,181 @@ def count_rows(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, F,
 
 
 @njit
-def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, out):
-    """Phase 2 of Algorithm 4 on one counter: the best trees with 1, 2 and 3 feature nodes.
+def count_rows_stats(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, rstat, F, FF):
+    K = rstat.shape[1]
+    for t in range(off, off + cnt):
+        r = ids[t]
+        a0 = rowptr[r]
+        a1 = rowptr[r + 1]
+        for c in range(K):
+            w = sign * rstat[r, c]
+            cb = base + c * FF
+            for a in range(a0, a1):
+                row = cb + rowfeat[a] * F
+                for b in range(a, a1):
+                    fq[row + rowfeat[b]] += w
 
-    Cells follow Eq. 2-5, cell costs Eq. 6, subtree costs Eq. 7-8; the pair loop runs over i < j and
-    updates (root i, child j) and (root j, child i) on both sides. A child feature is kept only if it is
-    strictly better than the leaf, and the 2-node (3-node) search starts from the 1-node (2-node) optimum,
-    so ties prefer fewer nodes (lexicographic, §4.4). ``out[b] = (cost, nodes, root, left, right)``.
-    """
+
+def count_rows(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, rstat, F, FF):
+    """Add (sign = 1) or remove (sign = -1) rows to a counter: FQ^c(f_i, f_j) for i <= j (Alg. 4 l. 2-9,
+    Observations 2-5), per class (int32) or per statistic W, S_o, Q (float64, regression). The diagonal holds
+    the single counts FQ^c(f_i)."""
+    impl = count_rows_stats if _is_float(fq) else count_rows_counts
+    impl(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, rstat, F, FF)
+
+
+@overload(count_rows)
+def _count_rows(fq, base, ids, off, cnt, sign, rowptr, rowfeat, label, weight, rstat, F, FF):
+    return _by_dtype(fq, count_rows_stats, count_rows_counts)
+
+
+@njit(inline="always")
+def add_max(total, mx, v):
+    """One class count into a cell's running (total, largest count): the cell then costs total - largest."""
+    return total + v, (v if v > mx else mx)
+
+
+@njit(inline="always")
+def side_counts(single, cls, i, K):
+    tl = 0
+    ml = 0
+    tr = 0
+    mr = 0
+    for c in range(K):
+        tl, ml = add_max(tl, ml, cls[c] - single[c, i])
+        tr, mr = add_max(tr, mr, single[c, i])
+    return tl - ml, tr - mr
+
+
+@njit(inline="always")
+def side_stats(single, cls, i, K):
+    wr = single[0, i]
+    wl = cls[0] - wr
+    left = cls[K - 1] - single[K - 1, i]
+    right = single[K - 1, i]
+    for o in range(1, K - 1):
+        sr = single[o, i]
+        sl = cls[o] - sr
+        if wr > 0.0:
+            right -= sr * sr / wr
+        if wl > 0.0:
+            left -= sl * sl / wl
+    return (left if left > 0.0 else 0.0), (right if right > 0.0 else 0.0)
+
+
+def side_costs(single, cls, i, K):
+    """(leaf(D(not f_i)), leaf(D(f_i))) from the single statistics of f_i and the data set's statistics."""
+    return (side_stats if _is_float(single) else side_counts)(single, cls, i, K)
+
+
+@overload(side_costs)
+def _side_costs(single, cls, i, K):
+    return _by_dtype(single, side_stats, side_counts)
+
+
+@njit
+def active_features(fq, base, K, F, W, diag, act):
+    """Copy the diagonal (single statistics) of a counter into ``diag``; list the features that split the
+    data set (present in some rows, not all) in ``act``; return how many there are."""
     FF = F * F
     nact = 0
     for i in range(F):
-        s = 0
         for c in range(K):
-            v = fq[base + c * FF + i * F + i]
-            diag[c, i] = v
-            s += v
-        if s > 0 and s < W:
+            diag[c, i] = fq[base + c * FF + i * F + i]
+        w = stats_weight(diag[:, i], K)
+        if w > 0 and w < W:
             act[nact] = i
             nact += 1
+    return nact
+
+
+@njit(inline="always")
+def set_tree(out, outc, b, cost, nodes, root, left, right):
+    """Record the depth-two tree ``b`` (the best with b + 1 nodes): cost, node count, root and children."""
+    outc[b] = cost
+    out[b, O_NODES] = nodes
+    out[b, O_ROOT] = root
+    out[b, O_LEFT] = left
+    out[b, O_RIGHT] = right
+
+
+@njit
+def budget_trees(act, nact, leaf, d2, d2f, out, outc, tie):
+    """The best depth-two trees with 1, 2 and 3 feature nodes from the per-root arrays of Algorithm 4
+    (``d2`` = leaf(D(not f)), leaf(D(f)), BestLeft, BestRight; ``d2f`` = the best left and right child
+    features, -1 for a leaf). Each budget starts from the smaller budget's optimum and takes a tree only if it
+    improves on it by TIE, so ties prefer fewer nodes (lexicographic, §4.4)."""
     leafl = d2[0]
     leafr = d2[1]
     bl = d2[2]
-    blf = d2[3]
-    br = d2[4]
-    brf = d2[5]
+    br = d2[3]
+    blf = d2f[0]
+    brf = d2f[1]
+    # 1 node: min_i leaf(D(not f_i)) + leaf(D(f_i))
+    set_tree(out, outc, 0, leaf, 0, -1, -1, -1)
     for a in range(nact):
         i = act[a]
-        tl = 0
-        ml = 0
-        tr = 0
-        mr = 0
-        for c in range(K):
-            vr = diag[c, i]
-            vl = cls[c] - vr
-            tl += vl
-            tr += vr
-            if vl > ml:
-                ml = vl
-            if vr > mr:
-                mr = vr
-        leafl[i] = tl - ml
-        leafr[i] = tr - mr
-        bl[i] = tl - ml
-        blf[i] = -1
-        br[i] = tr - mr
-        brf[i] = -1
+        v = leafl[i] + leafr[i]
+        if v <= outc[0] - tie:
+            set_tree(out, outc, 0, v, 1, i, -1, -1)
+    # 2 nodes: a root with one feature child
+    outc[1] = outc[0]
+    out[1, :] = out[0, :]
+    for a in range(nact):
+        i = act[a]
+        if blf[i] >= 0 and bl[i] + leafr[i] <= outc[1] - tie:
+            set_tree(out, outc, 1, bl[i] + leafr[i], 2, i, blf[i], -1)
+        if brf[i] >= 0 and leafl[i] + br[i] <= outc[1] - tie:
+            set_tree(out, outc, 1, leafl[i] + br[i], 2, i, -1, brf[i])
+    # 3 nodes: min_i BestLeft[i] + BestRight[i]
+    outc[2] = outc[1]
+    out[2, :] = out[1, :]
+    for a in range(nact):
+        i = act[a]
+        if blf[i] >= 0 and brf[i] >= 0 and bl[i] + br[i] <= outc[2] - tie:
+            set_tree(out, outc, 2, bl[i] + br[i], 3, i, blf[i], brf[i])
+
+
+@njit
+def init_roots(act, nact, cls, K, diag, d2, d2f):
+    """Per active root f_i: its two leaf costs, and BestLeft / BestRight starting at those leaves."""
+    for a in range(nact):
+        i = act[a]
+        cl, cr = side_costs(diag, cls, i, K)
+        d2[0, i] = cl
+        d2[1, i] = cr
+        d2[2, i] = cl
+        d2[3, i] = cr
+        d2f[0, i] = -1
+        d2f[1, i] = -1
+
+
+@njit(inline="always")
+def keep(best, bestf, v, f, tie):
+    """BestLeft / BestRight update (Alg. 4 l. 14-17): (v, f) if child f's cost v beats the best by TIE, else the
+    best (scalars only: helpers that take the arrays cost a third of the pair loop's speed)."""
+    if v <= best - tie:
+        return v, f
+    return best, bestf
+
+
+@njit(inline="always")
+def update_pair(i, j, aa, bb, cc, e, bl, blf, br, brf, tie):
+    """Phase 2 of Algorithm 4 for the pair i < j, from the costs of its four cells (not f_i, not f_j), (not f_i,
+    f_j), (f_i, not f_j), (f_i, f_j): Eq. 7-8 for root i with child j and root j with child i, both sides."""
+    bl[i], blf[i] = keep(bl[i], blf[i], aa + bb, j, tie)
+    br[i], brf[i] = keep(br[i], brf[i], cc + e, j, tie)
+    bl[j], blf[j] = keep(bl[j], blf[j], aa + cc, i, tie)
+    br[j], brf[j] = keep(br[j], brf[j], bb + e, i, tie)
+
+
+@njit
+def pairs_counts(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
+    FF = F * F
+    bl = d2[2]
+    br = d2[3]
+    blf = d2f[0]
+    brf = d2f[1]
     if K == 2:
         n0 = cls[0]
         n1 = cls[1]
@@ -486,22 +790,10 @@ def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, out):
                 cc = min(si0 - p0, si1 - p1)  # (f_i, not f_j)
                 bb = min(sj0 - p0, sj1 - p1)  # (not f_i, f_j)
                 aa = min(n0 - si0 - sj0 + p0, n1 - si1 - sj1 + p1)  # (not f_i, not f_j)
-                v = aa + bb
-                if v < bli:
-                    bli = v
-                    blfi = j
-                v = cc + e
-                if v < bri:
-                    bri = v
-                    brfi = j
-                v = aa + cc
-                if v < bl[j]:
-                    bl[j] = v
-                    blf[j] = i
-                v = bb + e
-                if v < br[j]:
-                    br[j] = v
-                    brf[j] = i
+                bli, blfi = keep(bli, blfi, aa + bb, j, 1)  # root i's best children stay in registers
+                bri, brfi = keep(bri, brfi, cc + e, j, 1)
+                bl[j], blf[j] = keep(bl[j], blf[j], aa + cc, i, 1)
+                br[j], brf[j] = keep(br[j], brf[j], bb + e, i, 1)
             bl[i] = bli
             blf[i] = blfi
             br[i] = bri
@@ -521,100 +813,87 @@ def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, out):
                 me = 0
                 for c in range(K):
                     p = fq[base + c * FF + i * F + j]
-                    si = diag[c, i]
-                    sj = diag[c, j]
-                    va = cls[c] - si - sj + p
-                    vb = sj - p
-                    vc = si - p
-                    ta += va
-                    tb += vb
-                    tc += vc
-                    te += p
-                    if va > ma:
-                        ma = va
-                    if vb > mb:
-                        mb = vb
-                    if vc > mc:
-                        mc = vc
-                    if p > me:
-                        me = p
-                aa = ta - ma
-                bb = tb - mb
-                cc = tc - mc
-                e = te - me
-                v = aa + bb
-                if v < bl[i]:
-                    bl[i] = v
-                    blf[i] = j
-                v = cc + e
-                if v < br[i]:
-                    br[i] = v
-                    brf[i] = j
-                v = aa + cc
-                if v < bl[j]:
-                    bl[j] = v
-                    blf[j] = i
-                v = bb + e
-                if v < br[j]:
-                    br[j] = v
-                    brf[j] = i
-    leaf = leaf_cost(cls, K)
-    # 1 node: min_i leaf(D(not f_i)) + leaf(D(f_i))
-    c1 = leaf
-    r1 = -1
-    for a in range(nact):
-        i = act[a]
-        v = leafl[i] + leafr[i]
-        if v < c1:
-            c1 = v
-            r1 = i
-    out[0, 0] = c1
-    out[0, 1] = 0 if r1 < 0 else 1
-    out[0, 2] = r1
-    out[0, 3] = -1
-    out[0, 4] = -1
-    # 2 nodes: a root with one feature child
-    c2 = c1
-    out[1, :] = out[0, :]
-    for a in range(nact):
-        i = act[a]
-        if blf[i] >= 0:
-            v = bl[i] + leafr[i]
-            if v < c2:
-                c2 = v
-                out[1, 0] = v
-                out[1, 1] = 2
-                out[1, 2] = i
-                out[1, 3] = blf[i]
-                out[1, 4] = -1
-        if brf[i] >= 0:
-            v = leafl[i] + br[i]
-            if v < c2:
-                c2 = v
-                out[1, 0] = v
-                out[1, 1] = 2
-                out[1, 2] = i
-                out[1, 3] = -1
-                out[1, 4] = brf[i]
-    # 3 nodes: min_i BestLeft[i] + BestRight[i]
-    c3 = c2
-    out[2, :] = out[1, :]
-    for a in range(nact):
-        i = act[a]
-        if blf[i] >= 0 and brf[i] >= 0:
-            v = bl[i] + br[i]
-            if v < c3:
-                c3 = v
-                out[2, 0] = v
-                out[2, 1] = 3
-                out[2, 2] = i
-                out[2, 3] = blf[i]
-                out[2, 4] = brf[i]
+                    ta, ma = add_max(ta, ma, cls[c] - diag[c, i] - diag[c, j] + p)
+                    tb, mb = add_max(tb, mb, diag[c, j] - p)
+                    tc, mc = add_max(tc, mc, diag[c, i] - p)
+                    te, me = add_max(te, me, p)
+                update_pair(i, j, ta - ma, tb - mb, tc - mc, te - me, bl, blf, br, brf, 1)
+
+
+@njit(inline="always")
+def cell_sse(w, s2, q):
+    if w <= 0.0:
+        return 0.0
+    v = q - s2 / w
+    return v if v > 0.0 else 0.0
 
 
 @njit
-def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, fq, cnt_ids, cnt_meta,
-              cnt_out, din, dout, diag, act, d2, incremental, counters):
+def pairs_stats(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
+    FF = F * F
+    q = K - 1
+    for a in range(nact):
+        i = act[a]
+        ri = base + i * F
+        for b in range(a + 1, nact):
+            j = act[b]
+            # W and Q of the four cells by inclusion-exclusion (Eq. 2-5), then the sum of S_o^2 per cell
+            pw = fq[ri + j]
+            wa = cls[0] - diag[0, i] - diag[0, j] + pw
+            wb = diag[0, j] - pw
+            wc = diag[0, i] - pw
+            pq = fq[q * FF + ri + j]
+            qa = cls[q] - diag[q, i] - diag[q, j] + pq
+            qb = diag[q, j] - pq
+            qc = diag[q, i] - pq
+            sa = 0.0
+            sb = 0.0
+            sc = 0.0
+            se = 0.0
+            for o in range(1, q):
+                p = fq[o * FF + ri + j]
+                va = cls[o] - diag[o, i] - diag[o, j] + p
+                vb = diag[o, j] - p
+                vc = diag[o, i] - p
+                sa += va * va
+                sb += vb * vb
+                sc += vc * vc
+                se += p * p
+            update_pair(i, j, cell_sse(wa, sa, qa), cell_sse(wb, sb, qb), cell_sse(wc, sc, qc), cell_sse(pw, se, pq),
+                        d2[2], d2f[0], d2[3], d2f[1], tie)
+
+
+def pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
+    """The pair loop of Algorithm 4 (phase 2) over the active features i < j: the four cells of every pair by
+    Eq. 2-5, their costs (Eq. 6: misclassifications, or the cell's squared error), and BestLeft / BestRight
+    of both roots by Eq. 7-8."""
+    impl = pairs_stats if _is_float(fq) else pairs_counts
+    impl(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie)
+
+
+@overload(pair_scores)
+def _pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
+    return _by_dtype(fq, pairs_stats, pairs_counts)
+
+
+@njit
+def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, d2f, out, outc, tie):
+    """Phase 2 of Algorithm 4 on one counter: the best trees with 1, 2 and 3 feature nodes.
+
+    Cells follow Eq. 2-5, cell costs Eq. 6 (or the cell's SSE), subtree costs Eq. 7-8; the pair loop runs over
+    i < j and updates (root i, child j) and (root j, child i) on both sides. A child feature is kept only if it
+    beats the leaf by TIE, and the 2-node (3-node) search starts from the 1-node (2-node) optimum, so ties
+    prefer fewer nodes (lexicographic, §4.4). ``out[b] = (nodes, root, left, right)``, ``outc[b]`` = cost.
+    """
+    nact = active_features(fq, base, K, F, W, diag, act)
+    init_roots(act, nact, cls, K, diag, d2, d2f)
+    pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie)
+    budget_trees(act, nact, leaf_cost(cls, K), d2, d2f, out, outc, tie)
+
+
+@njit
+def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, rstat, fq, cnt_ids, cnt_meta,
+              cnt_out, cnt_cost, din, dout, diag, act, d2, d2f, incremental, counters, tie):
     """The specialised depth-two solver (Algorithm 4) with incremental counting (§4.4.3).
 
     Two counters each remember the dataset they counted. The one with the smaller |D_in| + |D_out| is
@@ -630,7 +909,7 @@ def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight,
         for s in range(2):
             if cnt_meta[s, 0] < 0:
                 continue
-            a, b = counter_diff(cnt_ids[s], cnt_meta[s, 0], pool, start, length, din[s], dout[s], limit)
+            a, b, _ = sorted_diff(cnt_ids[s], cnt_meta[s, 0], pool, start, length, din[s], dout[s], limit, weight)
             if a >= 0:
                 slot = s
                 nin = a
@@ -649,12 +928,12 @@ def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight,
     base = slot * K * FF
     if mode == COUNT_SCRATCH:
         fq[base:base + K * FF] = 0
-        count_rows(fq, base, pool, start, length, 1, rowptr, rowfeat, label, weight, F, FF)
+        count_rows(fq, base, pool, start, length, 1, rowptr, rowfeat, label, weight, rstat, F, FF)
         counters[C_D2_SCRATCH] += 1
         counters[C_D2_UPDATES] += length
     else:
-        count_rows(fq, base, dout[slot], 0, nout, -1, rowptr, rowfeat, label, weight, F, FF)
-        count_rows(fq, base, din[slot], 0, nin, 1, rowptr, rowfeat, label, weight, F, FF)
+        count_rows(fq, base, dout[slot], 0, nout, -1, rowptr, rowfeat, label, weight, rstat, F, FF)
+        count_rows(fq, base, din[slot], 0, nin, 1, rowptr, rowfeat, label, weight, rstat, F, FF)
         counters[C_D2_INCREMENTAL] += 1
         counters[C_D2_UPDATES] += nin + nout
     ids = cnt_ids[slot]
@@ -662,41 +941,26 @@ def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight,
         ids[t] = pool[start + t]
     cnt_meta[slot, 0] = length
     cnt_meta[slot, 1] = counters[C_D2]  # age, for choosing which counter to overwrite
-    depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, cnt_out[slot])
+    depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, d2f, cnt_out[slot], cnt_cost[slot], tie)
     return slot, mode
 
 
 @njit
-def stump(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, sing, out):
-    """Depth one (one node) from single counts only: min_i leaf(D(not f_i)) + leaf(D(f_i))."""
-    single_counts(pool, start, length, rowptr, rowfeat, label, weight, sing)
+def stump(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, rstat, sing, out, outc, tie):
+    """Depth one (one node) from single statistics only: min_i leaf(D(not f_i)) + leaf(D(f_i))."""
+    single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, sing)
     best = leaf_cost(cls, K)
     root = -1
     for i in range(F):
-        tl = 0
-        ml = 0
-        tr = 0
-        mr = 0
-        for c in range(K):
-            vr = sing[c, i]
-            vl = cls[c] - vr
-            tl += vl
-            tr += vr
-            if vl > ml:
-                ml = vl
-            if vr > mr:
-                mr = vr
-        if tr == 0 or tl == 0:
+        w = stats_weight(sing[:, i], K)
+        if w == 0 or w == W:
             continue
-        v = tl - ml + tr - mr
-        if v < best:
+        cl, cr = side_costs(sing, cls, i, K)
+        v = cl + cr
+        if v <= best - tie:
             best = v
             root = i
-    out[0, 0] = best
-    out[0, 1] = 0 if root < 0 else 1
-    out[0, 2] = root
-    out[0, 3] = -1
-    out[0, 4] = -1
+    set_tree(out, outc, 0, best, 0 if root < 0 else 1, root, -1, -1)
 
 
 @njit
@@ -714,7 +978,9 @@ def archive_update(arch_ids, arch_meta, arch_lb, d, pool, start, length, W, lbro
         for j in range(2):
             dj = diffs[j]
             if dj < 0:
-                _, dj = similarity_diff(arch_ids[d, j], arch_meta[d, j, 0], pool, start, length, weight)
+                a, b, _ = sorted_diff(arch_ids[d, j], arch_meta[d, j, 0], pool, start, length, weight[:0],
+                                      weight[:0], INF, weight)
+                dj = a + b
             if dj < best:
                 best = dj
                 s = j
@@ -740,30 +1006,43 @@ def similarity_bound(arch_ids, arch_meta, arch_lb, d, slot, pool, start, length,
         lbo = arch_lb[d, j, slot]
         if lbo <= 0 or arch_meta[d, j, 1] - W >= lbo:  # the bound cannot be positive
             continue
-        wout, diff = similarity_diff(arch_ids[d, j], olen, pool, start, length, weight)
-        diffs[j] = diff
+        a, b, wout = sorted_diff(arch_ids[d, j], olen, pool, start, length, weight[:0], weight[:0], INF, weight)
+        diffs[j] = a + b
         if lbo - wout > best:
             best = lbo - wout
             wbest = wout
     return best, wbest
 
 
+
+
 @njit
-def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, zob, K, F, sing, scratch, out):
+def gain_order(fc, cls, W, K, F, order):
+    """Features by decreasing split gain (Gini gain, or squared-error decrease for regression; §4.8)."""
+    gains = np.empty(F)
+    for f in range(F):
+        gains[f] = split_gain(fc, cls, W, K, f)
+    idx = np.argsort(-gains, kind="mergesort")
+    for t in range(F):
+        order[t] = idx[t]
+
+
+@njit
+def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, rstat, zob, K, F, sing, vec,
+                scratch, out):
     """A greedy upper bound (the paper's remark that a CART tree can replace the leaf as the first UB).
 
-    Nodes are split breadth first on the feature with the largest Gini gain while the node budget lasts;
-    a pure node or a node without a non-degenerate split with positive gain stays a leaf. Level L's
-    row groups live in ``pool[L * n_rows:(L + 1) * n_rows]``. Writes the heap tree into ``out`` and
-    returns (misclassifications, feature nodes).
+    Nodes are split breadth first on the feature with the largest gain (:func:`split_gain`) while the node
+    budget lasts; a node without cost or without a non-degenerate split with positive gain stays a leaf.
+    Level L's row groups live in ``pool[L * n_rows:(L + 1) * n_rows]``. Writes the heap tree into ``out`` and
+    returns (cost, feature nodes); ``vec`` is scratch for one data set's statistics.
     """
     heap_clear(out, 0, 0, depth)
     size = (1 << (depth + 1)) - 1
     gstart = np.zeros(size, dtype=np.int64)
     glen = np.zeros(size, dtype=np.int64)
     glen[0] = n_rows
-    cls = np.zeros(K, dtype=np.int64)
-    cost = 0
+    cost = vec[0] * 0  # zero of the cost type
     used = 0
     for h in range(size):
         level = 0
@@ -773,36 +1052,15 @@ def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, 
             continue
         start = gstart[h]
         length = glen[h]
-        cls[:] = 0
-        for t in range(start, start + length):
-            cls[label[pool[t]]] += weight[pool[t]]
-        leaf = leaf_cost(cls, K)
+        rows_total(pool, start, length, label, weight, rstat, vec)
+        leaf = leaf_cost(vec, K)
         best_f = -1
         if level < depth and used < nodes and leaf > 0:
-            single_counts(pool, start, length, rowptr, rowfeat, label, weight, sing)
-            W = 0
-            base = 1.0
-            for c in range(K):
-                W += cls[c]
-            for c in range(K):
-                p = cls[c] / W
-                base -= p * p
+            single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, sing)
+            W = stats_weight(vec, K)
             best_gain = 1e-12
             for f in range(F):
-                wr = 0
-                for c in range(K):
-                    wr += sing[c, f]
-                wl = W - wr
-                if wr == 0 or wl == 0:
-                    continue
-                il = 1.0
-                ir = 1.0
-                for c in range(K):
-                    pr = sing[c, f] / wr
-                    pl = (cls[c] - sing[c, f]) / wl
-                    ir -= pr * pr
-                    il -= pl * pl
-                gain = base - (wl * il + wr * ir) / W
+                gain = split_gain(sing, vec, W, K, f)
                 if gain > best_gain:
                     best_gain = gain
                     best_f = f
@@ -821,23 +1079,105 @@ def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, 
 
 
 # ------------------------------------------------------------------------------------------------------
+# pieces of the kernel
+# ------------------------------------------------------------------------------------------------------
+@njit(inline="always")
+def stored_lb(ent_lb, cidx, pair_slot, d, n):
+    """The cached lower bound of (D, d, n) (0 without a cache entry or for a leaf budget)."""
+    if cidx >= 0 and d > 0 and n > 0:
+        return ent_lb[cidx, pair_slot[d, n]]
+    return ent_lb[0, 0] * 0
+
+
+@njit(inline="always")
+def child_lb(fr, fc, side, d, n_c, ent_lb, pair_slot):
+    """A child's lower bound for n_c nodes (its leaf cost when it must be a leaf)."""
+    d_c = min(d - 1, n_c)
+    if d_c == 0:
+        return fc[FC_CLEAF + side]
+    return stored_lb(ent_lb, fr[FR_CHILD + side * CH_WIDTH + CH_CIDX], pair_slot, d_c, n_c)
+
+
+@njit(inline="always")
+def call_child(fr, fc, side, stats, K, by_branch, n_c, ub, reg, regc, reg_cls):
+    """Load the call register with the subtree problem of the frame's child ``side`` with n_c nodes."""
+    cb = FR_CHILD + side * CH_WIDTH
+    reg[RG_START] = fr[cb + CH_START]
+    reg[RG_LEN] = fr[cb + CH_LEN]
+    reg[RG_W] = fr[cb + CH_W]
+    reg[RG_HASH] = fr[cb + CH_HASH]
+    reg[RG_KOFF] = fr[cb + CH_KOFF]
+    reg[RG_KLEN] = fr[FR_KLEN] + 1 if by_branch else fr[cb + CH_LEN]
+    reg[RG_KHASH] = fr[cb + CH_KHASH]
+    reg[RG_CIDX] = fr[cb + CH_CIDX]
+    reg[RG_D] = min(fr[FR_D] - 1, n_c)
+    reg[RG_N] = n_c
+    regc[RC_UB] = ub
+    regc[RC_LEAF] = fc[FC_CLEAF + side]
+    for c in range(K):
+        reg_cls[c] = stats[c]
+
+
+@njit(inline="always")
+def branch_insert(bkeys, src, kl, lit, ko):
+    """The child's branch key: the sorted literal set at ``bkeys[src:src+kl]`` with ``lit`` inserted."""
+    t2 = 0
+    placed = False
+    for t in range(kl):
+        v = bkeys[src + t]
+        if not placed and lit < v:
+            bkeys[ko + t2] = lit
+            t2 += 1
+            placed = True
+        bkeys[ko + t2] = v
+        t2 += 1
+    if not placed:
+        bkeys[ko + t2] = lit
+
+
+@njit
+def store_depth_two(out, outc, nb, lbrow, pair_slot, slot_d, slot_n, dom, use_cache, cidx, ent_lb, ent_cost,
+                    ent_tree, tpool, counters, scratch):
+    """The depth-two solver's optima for 1, 2 and 3 nodes become lower bounds (``lbrow``) and cache entries."""
+    lbrow[:] = 0
+    for b in range(nb):
+        bslot = pair_slot[1 if b == 0 else 2, b + 1]
+        if bslot < 0:
+            continue
+        raise_lb(lbrow, bslot, outc[b], dom)
+        if use_cache:
+            scratch[0] = out[b, O_ROOT]
+            scratch[1] = out[b, O_LEFT]
+            scratch[2] = out[b, O_RIGHT]
+            adepth = heap_depth(scratch, 0, 2)
+            code = tpool_put(tpool, counters, scratch, 0, adepth)
+            store_optimum(ent_lb, ent_cost, ent_tree, cidx, bslot, outc[b], out[b, O_NODES], adepth, code, slot_d,
+                          slot_n, dom)
+
+
+# ------------------------------------------------------------------------------------------------------
 # the kernel
 # ------------------------------------------------------------------------------------------------------
-def make_kernel(level):
-    """The MurTree kernel specialised for a record level (``ev.LEVEL_*``).
+def make_kernel(level, regression=False):
+    """The MurTree kernel specialised for a record level (``ev.LEVEL_*``) and a task (the cost arrays are
+    float64 for regression, int64 for classification).
 
-    Bounds kept in ``counters`` (objective units times alpha's denominator q): the global incumbent
-    (C_G_MISS misclassifications, C_G_NODES feature nodes) and C_LOWER, a certified lower bound:
-    plain queries keep the root's stored lower bound until the root is solved; Algorithm 6 uses
-    min(incumbent, alpha * n') with n' the budget of the running query (smaller budgets are finished,
-    larger trees pay at least alpha per node); Algorithm 7's bound is the optimum once its first query ends.
+    Bounds kept in ``ccost`` (objective units times alpha's denominator q): the global incumbent
+    (CC_G_MISS cost, counters[C_G_NODES] feature nodes) and CC_LOWER, a certified lower bound. A plain search
+    has none until its root query ends (0; MurTree's depth-first recursion certifies nothing about the root
+    before it has tried every root feature) unless it probes (``params[P_PROBE]``): the final query is then
+    asked with upper bounds climbing from the bound towards the incumbent, and each probe that finds no tree
+    raises the bound to the root's stored lower bound (the probe's UB + STEP at least, Eq. 17); the first probe
+    that finds a tree has found the optimum. Algorithm 6 uses min(incumbent, alpha * n') with n' the budget of
+    the running query (smaller budgets are finished, larger trees pay at least alpha per node); Algorithm 7's
+    bound is the optimum once its first query ends.
     """
 
     @njit
-    def murtree_kernel(Xc, rowptr, rowfeat, label, weight, zob, zlit, params, pair_slot, slot_d, slot_n, dom,
-                       pool, bkeys, frames, fcls, fcounts, fchild, forder, ftree, ctree, rtree, gtree, reg,
-                       reg_cls, counters, arch_ids, arch_meta, arch_lb, lbrow, fq, cnt_ids, cnt_meta, cnt_out,
-                       din, dout, diag, act, d2, sing, scratch, cand, htab, meta, keys, ent_lb, ent_cost,
+    def murtree_kernel(Xc, rowptr, rowfeat, label, weight, rstat, zob, zlit, params, pair_slot, slot_d, slot_n, dom,
+                       pool, bkeys, frames, fcost, fcls, fcounts, fchild, forder, ftree, ctree, rtree, gtree, reg, regc,
+                       reg_cls, counters, ccost, arch_ids, arch_meta, arch_lb, lbrow, fq, cnt_ids, cnt_meta, cnt_out,
+                       cnt_cost, din, dout, diag, act, d2, d2f, sing, scratch, cand, htab, meta, keys, ent_lb, ent_cost,
                        ent_tree, tpool, events, max_iterations):
         """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status)."""
         D = params[P_DEPTH]
@@ -849,16 +1189,18 @@ def make_kernel(level):
         aq = params[P_ALPHA_Q]
         mode = params[P_MODE]
         cache_mode = params[P_CACHE]
-        use_sim = params[P_SIMILARITY] == 1
+        use_sim = params[P_SIMILARITY] == 1 and not regression  # Eq. 9 needs a bounded loss per row
         incremental = params[P_INCREMENTAL] == 1
         use_d2 = params[P_DEPTH_TWO] == 1
         dynamic = params[P_NODE_ORDER] == ORDER_DYNAMIC
         gini = params[P_FEATURE_ORDER] == FEATURES_GINI
-        big = params[P_BIG]
         epi = params[P_EPI]
         use_cache = cache_mode != CACHE_NONE
         by_branch = cache_mode == CACHE_BRANCH
         keysrc = bkeys if by_branch else pool
+        tie = ccost[CC_TIE]
+        step = ccost[CC_STEP]
+        probing = params[P_PROBE] == 1 and mode == MODE_PLAIN
         k = 0
         if counters[C_DONE] == 1:
             return k, ev.STATUS_DONE
@@ -866,16 +1208,16 @@ def make_kernel(level):
             counters[C_STARTED] = 1
             counters[C_TOP] = -1
             root_leaf = leaf_cost(reg_cls, K)
-            counters[C_ROOT_LEAF] = root_leaf
-            counters[C_G_MISS] = root_leaf
+            ccost[CC_ROOT_LEAF] = root_leaf
+            ccost[CC_G_MISS] = root_leaf
             counters[C_G_NODES] = 0
-            counters[C_LOWER] = min(aq * root_leaf, ap) if mode == MODE_SPARSE else 0
+            ccost[CC_LOWER] = min(aq * root_leaf, ap) if mode == MODE_SPARSE else 0
             heap_clear(gtree, 0, 0, D)
             if params[P_GREEDY] == 1:
-                gm, gn = greedy_tree(pool, n_rows, D, NN, Xc, rowptr, rowfeat, label, weight, zob, K, F, sing, scratch,
-                                     rtree)
-                if key_of(gm, gn, ap, aq, big) < key_of(root_leaf, 0, ap, aq, big):
-                    counters[C_G_MISS] = gm
+                gm, gn = greedy_tree(pool, n_rows, D, NN, Xc, rowptr, rowfeat, label, weight, rstat, zob, K, F, sing,
+                                     reg_cls.copy(), scratch, rtree)
+                if better(gm, gn, root_leaf, 0, ap, aq):
+                    ccost[CC_G_MISS] = gm
                     counters[C_G_NODES] = gn
                     heap_embed(rtree, 0, D, gtree, 0, 0)
             counters[C_Q_STAGE] = 0
@@ -887,22 +1229,26 @@ def make_kernel(level):
                 qn = min(NN, (1 << q) - 1)
                 qd = min(q, qn)
                 counters[C_Q_DEPTH] = q
-                reg[RG_UB] = counters[C_G_MISS] - 1
+                regc[RC_UB] = ccost[CC_G_MISS] - tie
+                if probing and qd == D and qn == NN:
+                    ccost[CC_Q_COST] = probe_step(ccost[CC_G_MISS] - ccost[CC_LOWER], tie)
+                    regc[RC_UB] = min(regc[RC_UB], ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
+                    ccost[CC_PROBE_UB] = regc[RC_UB]
             elif mode == MODE_SPARSE:
                 qn = 1
                 qd = 1
-                reg[RG_UB] = sparse_ub(counters[C_G_MISS], counters[C_G_NODES], qn, ap, aq)
+                regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, tie)
             else:
                 qn = NN
                 qd = min(D, NN)
-                reg[RG_UB] = counters[C_G_MISS] - 1
+                regc[RC_UB] = ccost[CC_G_MISS] - tie
             counters[C_Q_N] = qn
             reg[RG_D] = qd
             reg[RG_N] = qn
             reg[RG_CIDX] = -2
             if level >= ev.LEVEL_SUMMARY:
                 k = ev.emit(events, k, 0, ev.SEARCH_STARTED, D, 0, 0, -1, -1, 0.0,
-                            counters[C_G_MISS] + ap * counters[C_G_NODES] / aq, counters[C_LOWER] / aq,
+                            ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
                             n_rows, NN, counters[C_ROOT_W], 0.0, 0.0)
         done = 0
         while done < max_iterations:
@@ -924,47 +1270,51 @@ def make_kernel(level):
             done += 1
             counters[C_ITER] += 1
             it = counters[C_ITER]
-            g_before = key_of(counters[C_G_MISS], counters[C_G_NODES], ap, aq, big)
-            lower_before = counters[C_LOWER]
+            g_miss = ccost[CC_G_MISS]
+            g_nodes = counters[C_G_NODES]
+            lower_before = ccost[CC_LOWER]
             top = counters[C_TOP]
             # ---------------- Algorithm 1: SolveSubtree on the call register ----------------
             d = reg[RG_D]
             nn = reg[RG_N]
-            ub = reg[RG_UB]
+            ub = regc[RC_UB]
             start = reg[RG_START]
             length = reg[RG_LEN]
             W = reg[RG_W]
-            leaf = reg[RG_LEAF]
+            leaf = regc[RC_LEAF]
             cidx = reg[RG_CIDX]
             counters[C_CALLS] += 1
             if use_cache and cidx == -2:
                 cidx = cache_find(htab, meta, keys, keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
             if level >= ev.LEVEL_FULL:
-                k = ev.emit(events, k, it, MT_ENTER, d, 0, top + 1, top, -1, float(leaf), float(ub),
-                            float(ent_lb[cidx, pair_slot[d, nn]] if (cidx >= 0 and d > 0 and nn > 0) else 0),
-                            length, nn, W, 0.0, 0.0)
+                # the literal that leads here from the parent frame: its feature and the side (0 absent, 1 present)
+                pf = frames[top, FR_F] if top >= 0 else -1
+                ps = 0
+                if top >= 0:
+                    ps = frames[top, FR_FIRST] if frames[top, FR_PHASE] == PH_FIRST else 1 - frames[top, FR_FIRST]
+                k = ev.emit(events, k, it, MT_ENTER, d, ps, top + 1, top, pf, float(leaf), float(ub),
+                            float(stored_lb(ent_lb, cidx, pair_slot, d, nn)), length, nn, W, 0.0, 0.0)
             resolved = True
             reg[RT_CIDX] = cidx
             reg[RT_NODES] = 0
             if ub < 0:
-                lb = ent_lb[cidx, pair_slot[d, nn]] if (cidx >= 0 and d > 0 and nn > 0) else 0
-                reg[RT_COST] = INF
-                reg[RT_LB] = lb
+                lb = stored_lb(ent_lb, cidx, pair_slot, d, nn)
+                regc[RC_COST] = INF
+                regc[RC_LB] = lb
                 counters[C_LB_PRUNES] += 1
                 if level >= ev.LEVEL_FULL:
                     k = ev.emit(events, k, it, MT_LB_PRUNE, d, 1, top + 1, top, -1, 0.0, float(ub), float(lb),
                                 length, nn, W, 0.0, 0.0)
             elif d == 0 or nn == 0:
                 heap_clear(rtree, 0, 0, d)
+                regc[RC_LB] = leaf
                 if leaf <= ub:
-                    reg[RT_COST] = leaf
-                    reg[RT_LB] = leaf
+                    regc[RC_COST] = leaf
                     if level >= ev.LEVEL_FULL:
                         k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_BUDGET, top + 1, top, -1, float(leaf),
                                     float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
                 else:
-                    reg[RT_COST] = INF
-                    reg[RT_LB] = leaf
+                    regc[RC_COST] = INF
                     if level >= ev.LEVEL_FULL:
                         k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
                                     float(leaf), length, nn, W, 0.0, 0.0)
@@ -975,19 +1325,19 @@ def make_kernel(level):
                     counters[C_CACHE_HITS] += 1
                     if cost <= ub:
                         tree_from_code(tpool, ent_tree[cidx, slot], rtree, d)
-                        reg[RT_COST] = cost
+                        regc[RC_COST] = cost
                         reg[RT_NODES] = 0
                         for h in range((1 << d) - 1):
                             if rtree[h] >= 0:
                                 reg[RT_NODES] += 1
                     else:
-                        reg[RT_COST] = INF
-                    reg[RT_LB] = cost
+                        regc[RC_COST] = INF
+                    regc[RC_LB] = cost
                     if level >= ev.LEVEL_FULL:
                         k = ev.emit(events, k, it, MT_CACHE_HIT, d, 1 if cost <= ub else 0, top + 1, top, -1,
                                     float(cost), float(ub), float(cost), length, nn, reg[RT_NODES], 0.0, 0.0)
                 else:
-                    lb = ent_lb[cidx, slot] if cidx >= 0 else 0
+                    lb = ent_lb[cidx, slot] if cidx >= 0 else ent_lb[0, 0] * 0
                     sim0 = -1
                     sim1 = -1
                     if use_sim:
@@ -1010,16 +1360,17 @@ def make_kernel(level):
                             if lb > ub:
                                 counters[C_SIM_PRUNES] += 1
                     if lb > ub:
-                        reg[RT_COST] = INF
-                        reg[RT_LB] = lb
+                        regc[RC_COST] = INF
+                        regc[RC_LB] = lb
                         counters[C_LB_PRUNES] += 1
                         if level >= ev.LEVEL_FULL:
                             k = ev.emit(events, k, it, MT_LB_PRUNE, d, 0, top + 1, top, -1, 0.0, float(ub),
                                         float(lb), length, nn, W, 0.0, 0.0)
-                    elif lb == leaf:
+                    elif leaf - lb < tie:
+                        # the leaf meets the lower bound (Alg. 1 l. 7; within TIE for squared errors)
                         heap_clear(rtree, 0, 0, d)
-                        reg[RT_COST] = leaf
-                        reg[RT_LB] = leaf
+                        regc[RC_COST] = leaf
+                        regc[RC_LB] = leaf
                         if level >= ev.LEVEL_FULL:
                             k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_LB, top + 1, top, -1,
                                         float(leaf), float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
@@ -1027,65 +1378,54 @@ def make_kernel(level):
                         # ---------------- Algorithm 4: the depth-two solver ----------------
                         counters[C_D2] += 1
                         if d == 1:
-                            stump(pool, start, length, reg_cls, W, K, F, rowptr, rowfeat, label, weight, sing,
-                                  cnt_out[2])
-                            out = cnt_out[2]
+                            cs = 2
+                            stump(pool, start, length, reg_cls, W, K, F, rowptr, rowfeat, label, weight, rstat, sing,
+                                  cnt_out[cs], cnt_cost[cs], tie)
                             cmode = COUNT_SINGLES
                             nb = 1
                         else:
                             cs, cmode = depth_two(pool, start, length, reg_cls, W, K, F, rowptr, rowfeat, label,
-                                                  weight, fq, cnt_ids, cnt_meta, cnt_out, din, dout, diag, act, d2,
-                                                  incremental, counters)
-                            out = cnt_out[cs]
+                                                  weight, rstat, fq, cnt_ids, cnt_meta, cnt_out, cnt_cost, din, dout,
+                                                  diag, act, d2, d2f, incremental, counters, tie)
                             nb = 3
+                        out = cnt_out[cs]
+                        outc = cnt_cost[cs]
+                        b = nn - 1 if d == 2 else 0
+                        cost = outc[b]
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_DEPTH_TWO, d, cmode, top + 1, top, -1,
-                                        float(out[2, 0]) if nb == 3 else -1.0, float(ub), float(lb),
-                                        length, out[0, 0], out[1, 0] if nb == 3 else -1, float(leaf), 0.0)
-                        lbrow[:] = 0
+                            k = ev.emit(events, k, it, MT_DEPTH_TWO, d, cmode, top + 1, top, out[b, O_ROOT],
+                                        float(outc[2]) if nb == 3 else -1.0, float(ub), float(lb), length,
+                                        out[b, O_LEFT], out[b, O_RIGHT], float(outc[0]),
+                                        float(outc[1]) if nb == 3 else -1.0)
                         if use_cache and cidx < 0:
                             cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters,
                                                 keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
                             reg[RT_CIDX] = cidx
-                        for b in range(nb):
-                            bd = 1 if b == 0 else 2
-                            bn = b + 1
-                            bslot = pair_slot[bd, bn]
-                            if bslot < 0:
-                                continue
-                            raise_lb(lbrow, bslot, out[b, 0], dom)
-                            if use_cache:
-                                scratch[0] = out[b, 2]
-                                scratch[1] = out[b, 3]
-                                scratch[2] = out[b, 4]
-                                adepth = heap_depth(scratch, 0, 2)
-                                code = tpool_put(tpool, counters, scratch, 0, adepth)
-                                store_optimum(ent_lb, ent_cost, ent_tree, cidx, bslot, out[b, 0], out[b, 1],
-                                              adepth, code, slot_d, slot_n, dom)
+                        store_depth_two(out, outc, nb, lbrow, pair_slot, slot_d, slot_n, dom, use_cache, cidx,
+                                        ent_lb, ent_cost, ent_tree, tpool, counters, scratch)
                         if use_sim:
                             if use_cache and cache_mode == CACHE_DATASET:
                                 lbrow[:] = ent_lb[cidx]
                             archive_update(arch_ids, arch_meta, arch_lb, d, pool, start, length, W, lbrow, sim0,
                                            sim1, weight)
-                        b = nn - 1 if d == 2 else 0
-                        cost = out[b, 0]
                         if cost <= ub:
                             heap_clear(rtree, 0, 0, d)
-                            rtree[0] = out[b, 2]
+                            rtree[0] = out[b, O_ROOT]
                             if d == 2:
-                                rtree[1] = out[b, 3]
-                                rtree[2] = out[b, 4]
-                            reg[RT_COST] = cost
-                            reg[RT_NODES] = out[b, 1]
+                                rtree[1] = out[b, O_LEFT]
+                                rtree[2] = out[b, O_RIGHT]
+                            regc[RC_COST] = cost
+                            reg[RT_NODES] = out[b, O_NODES]
                             if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_DEPTH_TWO, top + 1, top, out[b, 2],
-                                            float(cost), float(ub), float(cost), length, nn, out[b, 1], 0.0, 0.0)
+                                k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_DEPTH_TWO, top + 1, top,
+                                            out[b, O_ROOT], float(cost), float(ub), float(cost), length, nn,
+                                            out[b, O_NODES], 0.0, 0.0)
                         else:
-                            reg[RT_COST] = INF
+                            regc[RC_COST] = INF
                             if level >= ev.LEVEL_FULL:
                                 k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
                                             float(cost), length, nn, W, 0.0, 0.0)
-                        reg[RT_LB] = cost
+                        regc[RC_LB] = cost
                     else:
                         # ---------------- Algorithm 2: open a general-case frame ----------------
                         resolved = False
@@ -1093,6 +1433,7 @@ def make_kernel(level):
                         top += 1
                         counters[C_TOP] = top
                         fr = frames[top]
+                        fc = fcost[top]
                         fr[FR_START] = start
                         fr[FR_LEN] = length
                         fr[FR_W] = W
@@ -1103,12 +1444,12 @@ def make_kernel(level):
                         fr[FR_CIDX] = cidx
                         fr[FR_D] = d
                         fr[FR_N] = nn
-                        fr[FR_UB] = ub
-                        fr[FR_LB] = lb
-                        fr[FR_LEAF] = leaf
-                        fr[FR_BEST] = leaf if leaf <= ub else INF
+                        fc[FC_UB] = ub
+                        fc[FC_LB] = lb
+                        fc[FC_LEAF] = leaf
+                        fc[FC_BEST] = leaf if leaf <= ub else INF
                         fr[FR_BEST_NODES] = 0
-                        fr[FR_RLB] = INF
+                        fc[FC_RLB] = INF
                         fr[FR_FI] = -1
                         fr[FR_PHASE] = PH_NEXT_FEATURE
                         nmax = min((1 << (d - 1)) - 1, nn - 1)
@@ -1122,9 +1463,9 @@ def make_kernel(level):
                         for c in range(K):
                             fcls[top, c] = reg_cls[c]
                         heap_clear(ftree[top], 0, 0, d)
-                        single_counts(pool, start, length, rowptr, rowfeat, label, weight, fcounts[top])
+                        single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, fcounts[top])
                         if gini:
-                            gini_order(fcounts[top], fcls[top], W, K, F, forder[top])
+                            gain_order(fcounts[top], fcls[top], W, K, F, forder[top])
                         else:
                             for f in range(F):
                                 forder[top, f] = f
@@ -1134,12 +1475,11 @@ def make_kernel(level):
                 top = counters[C_TOP]
                 if top < 0:
                     # the root query finished: Algorithm 6 / 7 bookkeeping, then the next query or the end
-                    cost = reg[RT_COST]
+                    cost = regc[RC_COST]
                     qn = counters[C_Q_N]
                     if cost < INF:
-                        if key_of(cost, reg[RT_NODES], ap, aq, big) < key_of(counters[C_G_MISS], counters[C_G_NODES],
-                                                                             ap, aq, big):
-                            counters[C_G_MISS] = cost
+                        if better(cost, reg[RT_NODES], ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
+                            ccost[CC_G_MISS] = cost
                             counters[C_G_NODES] = reg[RT_NODES]
                             heap_clear(gtree, 0, 0, D)
                             heap_embed(rtree, 0, reg[RG_D], gtree, 0, 0)
@@ -1148,6 +1488,19 @@ def make_kernel(level):
                     if mode == MODE_PLAIN:
                         q = counters[C_Q_DEPTH]
                         finished = True
+                        final = reg[RG_D] == D and qn == NN
+                        if probing and final and cost >= INF:
+                            # a failed probe: no tree within its UB, so the root's stored bound is certified
+                            ccost[CC_LOWER] = max(ccost[CC_LOWER], regc[RC_LB])
+                            if ccost[CC_PROBE_UB] < ccost[CC_G_MISS] - tie:
+                                # trees better than the incumbent may remain: probe twice the step higher (a
+                                # probe that finds a tree has found the optimum, which ends the search)
+                                finished = False
+                                qd = D
+                                ccost[CC_Q_COST] = 2 * ccost[CC_Q_COST]
+                                regc[RC_UB] = min(ccost[CC_G_MISS] - tie,
+                                                  ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
+                                ccost[CC_PROBE_UB] = regc[RC_UB]
                         while q < D:
                             q += 1
                             nq = min(NN, (1 << q) - 1)
@@ -1156,7 +1509,11 @@ def make_kernel(level):
                                 qn = nq
                                 qd = min(q, nq)
                                 counters[C_Q_DEPTH] = q
-                                reg[RG_UB] = counters[C_G_MISS] - 1
+                                regc[RC_UB] = ccost[CC_G_MISS] - tie
+                                if probing and qd == D and qn == NN:
+                                    ccost[CC_Q_COST] = probe_step(ccost[CC_G_MISS] - ccost[CC_LOWER], tie)
+                                    regc[RC_UB] = min(regc[RC_UB], ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
+                                    ccost[CC_PROBE_UB] = regc[RC_UB]
                                 break
                     elif mode == MODE_SPARSE:
                         qd = min(D, qn + 1)
@@ -1164,18 +1521,18 @@ def make_kernel(level):
                         if qn > NN:
                             finished = True
                         else:
-                            reg[RG_UB] = sparse_ub(counters[C_G_MISS], counters[C_G_NODES], qn, ap, aq)
-                            if reg[RG_UB] < 0:  # and so for every larger budget
+                            regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, tie)
+                            if regc[RC_UB] < 0:  # and so for every larger budget
                                 finished = True
-                        lower = min(aq * counters[C_G_MISS] + ap * counters[C_G_NODES], ap * qn)
+                        lower = min(aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES], ap * qn)
                         if finished:
-                            lower = aq * counters[C_G_MISS] + ap * counters[C_G_NODES]
-                        counters[C_LOWER] = max(counters[C_LOWER], lower)
+                            lower = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
+                        ccost[CC_LOWER] = max(ccost[CC_LOWER], lower)
                     else:
                         if counters[C_Q_STAGE] == 0:  # the optimum is known: now shrink the budget
                             counters[C_Q_STAGE] = 1
-                            counters[C_Q_COST] = counters[C_G_MISS]
-                            counters[C_LOWER] = aq * counters[C_G_MISS]
+                            ccost[CC_Q_COST] = ccost[CC_G_MISS]
+                            ccost[CC_LOWER] = aq * ccost[CC_G_MISS]
                             qn = counters[C_G_NODES] - 1
                         elif cost < INF:
                             qn = min(qn, reg[RT_NODES]) - 1
@@ -1185,12 +1542,12 @@ def make_kernel(level):
                         if qn < 0:
                             finished = True
                         else:
-                            reg[RG_UB] = counters[C_Q_COST]
+                            regc[RC_UB] = ccost[CC_Q_COST]
                     if finished:
                         counters[C_DONE] = 1
-                        counters[C_LOWER] = aq * counters[C_G_MISS] + ap * counters[C_G_NODES]
+                        ccost[CC_LOWER] = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
                         if mode == MODE_SMALLEST:
-                            counters[C_LOWER] = aq * counters[C_G_MISS]
+                            ccost[CC_LOWER] = aq * ccost[CC_G_MISS]
                     else:
                         counters[C_Q_N] = qn
                         reg[RG_D] = qd
@@ -1202,15 +1559,16 @@ def make_kernel(level):
                         reg[RG_KOFF] = 0
                         reg[RG_KLEN] = 0 if by_branch else n_rows
                         reg[RG_KHASH] = 0 if by_branch else counters[C_ROOT_HASH]
-                        reg[RG_LEAF] = counters[C_ROOT_LEAF]
+                        regc[RC_LEAF] = ccost[CC_ROOT_LEAF]
                         for c in range(K):
                             reg_cls[c] = fcls[fcls.shape[0] - 1, c]
                         reg[RG_CIDX] = reg[RT_CIDX] if use_cache else -1
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_QUERY, reg[RG_D], 0, 0, -1, -1, 0.0, float(reg[RG_UB]),
-                                        counters[C_LOWER] / aq, n_rows, qn, 0, 0.0, 0.0)
+                            k = ev.emit(events, k, it, MT_QUERY, reg[RG_D], 0, 0, -1, -1, 0.0, float(regc[RC_UB]),
+                                        ccost[CC_LOWER] / aq, n_rows, qn, 0, 0.0, 0.0)
                     break
                 fr = frames[top]
+                fc = fcost[top]
                 d = fr[FR_D]
                 if deliver:
                     deliver = False
@@ -1218,38 +1576,29 @@ def make_kernel(level):
                     first = fr[FR_FIRST]
                     side = first if ph == PH_FIRST else 1 - first
                     fr[FR_CHILD + side * CH_WIDTH + CH_CIDX] = reg[RT_CIDX]
-                    other = FR_CHILD + (1 - side) * CH_WIDTH
                     nl = fr[FR_NL]
                     nr = fr[FR_N] - 1 - nl
                     if ph == PH_FIRST:
-                        if reg[RT_COST] >= INF:
+                        if regc[RC_COST] >= INF:
                             # Eq. 15, read after the failed call: the failed child's stored bound + sibling's
-                            n_o = nl if side == 1 else nr
-                            d_o = min(d - 1, n_o)
-                            if d_o == 0:
-                                lb_o = fr[other + CH_LEAF]
-                            elif fr[other + CH_CIDX] >= 0:
-                                lb_o = ent_lb[fr[other + CH_CIDX], pair_slot[d_o, n_o]]
-                            else:
-                                lb_o = 0
-                            fr[FR_RLB] = min(fr[FR_RLB], reg[RT_LB] + lb_o)
+                            lb_o = child_lb(fr, fc, 1 - side, d, nl if side == 1 else nr, ent_lb, pair_slot)
+                            fc[FC_RLB] = min(fc[FC_RLB], regc[RC_LB] + lb_o)
                             fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
                             fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
                         else:
-                            n_s = nl if side == 0 else nr
-                            d_s = min(d - 1, n_s)
-                            fr[FR_FIRST_COST] = reg[RT_COST]
+                            d_s = min(d - 1, nl if side == 0 else nr)
+                            fc[FC_FIRST_COST] = regc[RC_COST]
                             fr[FR_FIRST_NODES] = reg[RT_NODES]
                             heap_clear(ctree[top], 0, 0, d_s)
                             heap_embed(rtree, 0, d_s, ctree[top], 0, 0)
                             fr[FR_PHASE] = PH_ISSUE_SECOND
                     else:
-                        if reg[RT_COST] >= INF:
-                            fr[FR_RLB] = min(fr[FR_RLB], fr[FR_FIRST_COST] + reg[RT_LB])
+                        if regc[RC_COST] >= INF:
+                            fc[FC_RLB] = min(fc[FC_RLB], fc[FC_FIRST_COST] + regc[RC_LB])
                         else:
-                            cost = fr[FR_FIRST_COST] + reg[RT_COST]
-                            old = fr[FR_BEST]
-                            fr[FR_BEST] = cost
+                            cost = fc[FC_FIRST_COST] + regc[RC_COST]
+                            old = fc[FC_BEST]
+                            fc[FC_BEST] = cost
                             fr[FR_BEST_NODES] = 1 + fr[FR_FIRST_NODES] + reg[RT_NODES]
                             tr = ftree[top]
                             heap_clear(tr, 0, 0, d)
@@ -1259,7 +1608,7 @@ def make_kernel(level):
                             heap_embed(rtree, 0, min(d - 1, fr[FR_N] - 1 - n_first), tr, 0, 2 - first)
                             if level >= ev.LEVEL_FULL:
                                 k = ev.emit(events, k, it, MT_FRAME_INCUMBENT, d, 0, top, top - 1, fr[FR_F],
-                                            float(cost), float(fr[FR_UB]), float(fr[FR_LB]), nl, nr,
+                                            float(cost), float(fc[FC_UB]), float(fc[FC_LB]), nl, nr,
                                             fr[FR_BEST_NODES], float(old) if old < INF else -1.0, 0.0)
                         fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
                         fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
@@ -1268,30 +1617,15 @@ def make_kernel(level):
                 while True:
                     ph = fr[FR_PHASE]
                     if ph == PH_ISSUE_SECOND:
-                        first = fr[FR_FIRST]
-                        side = 1 - first
+                        side = 1 - fr[FR_FIRST]
                         nl = fr[FR_NL]
-                        n_s = nl if side == 0 else fr[FR_N] - 1 - nl
-                        ub_s = fr[FR_UBP] - fr[FR_FIRST_COST]
-                        cb = FR_CHILD + side * CH_WIDTH
-                        reg[RG_START] = fr[cb + CH_START]
-                        reg[RG_LEN] = fr[cb + CH_LEN]
-                        reg[RG_W] = fr[cb + CH_W]
-                        reg[RG_HASH] = fr[cb + CH_HASH]
-                        reg[RG_KOFF] = fr[cb + CH_KOFF]
-                        reg[RG_KLEN] = fr[FR_KLEN] + 1 if by_branch else fr[cb + CH_LEN]
-                        reg[RG_KHASH] = fr[cb + CH_KHASH]
-                        reg[RG_CIDX] = fr[cb + CH_CIDX]
-                        reg[RG_D] = min(d - 1, n_s)
-                        reg[RG_N] = n_s
-                        reg[RG_UB] = ub_s
-                        reg[RG_LEAF] = fr[cb + CH_LEAF]
-                        for c in range(K):
-                            reg_cls[c] = fchild[top, side, c]
+                        call_child(fr, fc, side, fchild[top, side], K, by_branch,
+                                   nl if side == 0 else fr[FR_N] - 1 - nl, fc[FC_UBP] - fc[FC_FIRST_COST], reg, regc,
+                                   reg_cls)
                         fr[FR_PHASE] = PH_SECOND
                         issued = True
                         break
-                    if fr[FR_BEST] == fr[FR_LB]:
+                    if fc[FC_BEST] - fc[FC_LB] < tie:
                         break  # the incumbent meets the lower bound (Alg. 2 l. 6)
                     if ph == PH_NEXT_FEATURE:
                         fi = fr[FR_FI] + 1
@@ -1299,9 +1633,7 @@ def make_kernel(level):
                         if fi >= F:
                             break
                         f = forder[top, fi]
-                        wr = 0
-                        for c in range(K):
-                            wr += fcounts[top, c, f]
+                        wr = stats_weight(fcounts[top, :, f], K)
                         if wr == 0 or wr == fr[FR_W]:
                             continue  # degenerate split (Prop. 2)
                         fr[FR_F] = f
@@ -1317,25 +1649,11 @@ def make_kernel(level):
                             fr[cb + CH_LEN] = nl_rows if s == 0 else fr[FR_LEN] - nl_rows
                             fr[cb + CH_W] = fr[FR_W] - wr if s == 0 else wr
                             fr[cb + CH_HASH] = fr[FR_HASH] - hr if s == 0 else hr
-                            fr[cb + CH_LEAF] = leaf_cost(fchild[top, s], K)
+                            fc[FC_CLEAF + s] = leaf_cost(fchild[top, s], K)
                             if by_branch:
-                                # the child's branch: the sorted literal set with 2f + s inserted
                                 lit = 2 * f + s
                                 ko = (top * 2 + s) * (D + 1)
-                                src = fr[FR_KOFF]
-                                kl = fr[FR_KLEN]
-                                t2 = 0
-                                placed = False
-                                for t in range(kl):
-                                    v = bkeys[src + t]
-                                    if not placed and lit < v:
-                                        bkeys[ko + t2] = lit
-                                        t2 += 1
-                                        placed = True
-                                    bkeys[ko + t2] = v
-                                    t2 += 1
-                                if not placed:
-                                    bkeys[ko + t2] = lit
+                                branch_insert(bkeys, fr[FR_KOFF], fr[FR_KLEN], lit, ko)
                                 fr[cb + CH_KOFF] = ko
                                 fr[cb + CH_KHASH] = fr[FR_KHASH] + zlit[lit]
                             else:
@@ -1354,47 +1672,23 @@ def make_kernel(level):
                         # Algorithm 3: one configuration (feature, n_L, n_R)
                         nl = fr[FR_NL]
                         nr = fr[FR_N] - 1 - nl
-                        ubp = min(fr[FR_UB], fr[FR_BEST] - 1)
-                        fr[FR_UBP] = ubp
-                        leaf_l = fr[FR_CHILD + CH_LEAF]
-                        leaf_r = fr[FR_CHILD + CH_WIDTH + CH_LEAF]
+                        ubp = min(fc[FC_UB], fc[FC_BEST] - tie)
+                        fc[FC_UBP] = ubp
                         first = 0
-                        if dynamic and not leaf_l > leaf_r:
+                        if dynamic and not fc[FC_CLEAF] > fc[FC_CLEAF + 1]:
                             first = 1
                         fr[FR_FIRST] = first
                         second = 1 - first
-                        n_s = nl if second == 0 else nr
-                        n_f = nr if second == 0 else nl
-                        d_s = min(d - 1, n_s)
-                        cs = FR_CHILD + second * CH_WIDTH
-                        if d_s == 0:
-                            lb_s = fr[cs + CH_LEAF]
-                        elif fr[cs + CH_CIDX] >= 0:
-                            lb_s = ent_lb[fr[cs + CH_CIDX], pair_slot[d_s, n_s]]
-                        else:
-                            lb_s = 0
-                        cb = FR_CHILD + first * CH_WIDTH
-                        reg[RG_START] = fr[cb + CH_START]
-                        reg[RG_LEN] = fr[cb + CH_LEN]
-                        reg[RG_W] = fr[cb + CH_W]
-                        reg[RG_HASH] = fr[cb + CH_HASH]
-                        reg[RG_KOFF] = fr[cb + CH_KOFF]
-                        reg[RG_KLEN] = fr[FR_KLEN] + 1 if by_branch else fr[cb + CH_LEN]
-                        reg[RG_KHASH] = fr[cb + CH_KHASH]
-                        reg[RG_CIDX] = fr[cb + CH_CIDX]
-                        reg[RG_D] = min(d - 1, n_f)
-                        reg[RG_N] = n_f
-                        reg[RG_UB] = ubp - lb_s
-                        reg[RG_LEAF] = fr[cb + CH_LEAF]
-                        for c in range(K):
-                            reg_cls[c] = fchild[top, first, c]
+                        lb_s = child_lb(fr, fc, second, d, nl if second == 0 else nr, ent_lb, pair_slot)
+                        call_child(fr, fc, first, fchild[top, first], K, by_branch, nr if second == 0 else nl,
+                                   ubp - lb_s, reg, regc, reg_cls)
                         fr[FR_PHASE] = PH_FIRST
                         issued = True
                         break
                 if issued:
                     break
                 # ---------------- finish the frame: store the optimum or the refined bound ----------------
-                ub = fr[FR_UB]
+                ub = fc[FC_UB]
                 nn = fr[FR_N]
                 slot = pair_slot[d, nn]
                 cidx = fr[FR_CIDX]
@@ -1402,13 +1696,13 @@ def make_kernel(level):
                     cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters, keysrc, fr[FR_KOFF],
                                         fr[FR_KLEN], fr[FR_KHASH])
                 lbrow[:] = 0
-                best = fr[FR_BEST]
+                best = fc[FC_BEST]
                 if best < INF:
                     tr = ftree[top]
                     heap_clear(rtree, 0, 0, d)
                     heap_embed(tr, 0, d, rtree, 0, 0)
-                    reg[RT_COST] = best
-                    reg[RT_LB] = best
+                    regc[RC_COST] = best
+                    regc[RC_LB] = best
                     reg[RT_NODES] = fr[FR_BEST_NODES]
                     raise_lb(lbrow, slot, best, dom)
                     if use_cache:
@@ -1420,12 +1714,12 @@ def make_kernel(level):
                         k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_GENERAL, top, top - 1, tr[0], float(best),
                                     float(ub), float(best), fr[FR_LEN], nn, fr[FR_BEST_NODES], 0.0, 0.0)
                 else:
-                    lbn = max(fr[FR_LB], ub + 1)
-                    rlb = fr[FR_RLB]
+                    lbn = max(fc[FC_LB], ub + step)
+                    rlb = fc[FC_RLB]
                     if rlb < INF:  # never store an infinite RLB (the bug fixed in the reference code)
                         lbn = max(lbn, rlb)
-                    reg[RT_COST] = INF
-                    reg[RT_LB] = lbn
+                    regc[RC_COST] = INF
+                    regc[RC_LB] = lbn
                     reg[RT_NODES] = 0
                     raise_lb(lbrow, slot, lbn, dom)
                     if use_cache:
@@ -1448,39 +1742,39 @@ def make_kernel(level):
             top = counters[C_TOP]
             if top >= 0:
                 # cand[k] = (miss, nodes, choice): 0 = frame incumbent, 1 = leaf, 2 = split with the child below
-                pm = 0
+                pm = fcost[top, FC_LEAF]
                 pn = 0
                 for kk in range(top, -1, -1):
                     fr = frames[kk]
+                    fc = fcost[kk]
                     ph = fr[FR_PHASE]
                     first = fr[FR_FIRST]
                     if kk == top:
                         side = first if ph == PH_FIRST else 1 - first
-                        pm = fr[FR_CHILD + side * CH_WIDTH + CH_LEAF]
+                        pm = fc[FC_CLEAF + side]
                         pn = 0
                     if ph == PH_FIRST:
-                        om = fr[FR_CHILD + (1 - first) * CH_WIDTH + CH_LEAF]
+                        om = fc[FC_CLEAF + 1 - first]
                         on = 0
                     else:
-                        om = fr[FR_FIRST_COST]
+                        om = fc[FC_FIRST_COST]
                         on = fr[FR_FIRST_NODES]
-                    bm = fr[FR_LEAF]
+                    bm = fc[FC_LEAF]
                     bn = 0
                     choice = 1
-                    if fr[FR_BEST] < INF and key_of(fr[FR_BEST], fr[FR_BEST_NODES], ap, aq, big) < key_of(bm, bn, ap,
-                                                                                                           aq, big):
-                        bm = fr[FR_BEST]
+                    if fc[FC_BEST] < INF and better(fc[FC_BEST], fr[FR_BEST_NODES], bm, bn, ap, aq):
+                        bm = fc[FC_BEST]
                         bn = fr[FR_BEST_NODES]
                         choice = 0
-                    if key_of(om + pm, on + pn + 1, ap, aq, big) < key_of(bm, bn, ap, aq, big):
+                    if better(om + pm, on + pn + 1, bm, bn, ap, aq):
                         bm = om + pm
                         bn = on + pn + 1
                         choice = 2
                     cand[kk] = choice
                     pm = bm
                     pn = bn
-                if key_of(pm, pn, ap, aq, big) < key_of(counters[C_G_MISS], counters[C_G_NODES], ap, aq, big):
-                    counters[C_G_MISS] = pm
+                if better(pm, pn, ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
+                    ccost[CC_G_MISS] = pm
                     counters[C_G_NODES] = pn
                     heap_clear(gtree, 0, 0, D)
                     pos = 0
@@ -1501,19 +1795,19 @@ def make_kernel(level):
                             n_first = nl if first == 0 else fr[FR_N] - 1 - nl
                             heap_embed(ctree[kk], 0, min(fr[FR_D] - 1, n_first), gtree, 0, 2 * pos + 1 + first)
                         pos = 2 * pos + 1 + side
-            g_after = key_of(counters[C_G_MISS], counters[C_G_NODES], ap, aq, big)
-            if g_after < g_before:
+            improved = better(ccost[CC_G_MISS], counters[C_G_NODES], g_miss, g_nodes, ap, aq)
+            if improved:
                 counters[C_INCUMBENTS] += 1
             if level >= ev.LEVEL_SUMMARY:
-                if g_after < g_before or counters[C_LOWER] != lower_before:
-                    kind = ev.INCUMBENT if g_after < g_before else ev.BOUNDS
+                if improved or ccost[CC_LOWER] != lower_before:
+                    kind = ev.INCUMBENT if improved else ev.BOUNDS
                     k = ev.emit(events, k, it, kind, 0, 0, 0, -1, -1, float(counters[C_G_NODES]),
-                                counters[C_G_MISS] + ap * counters[C_G_NODES] / aq, counters[C_LOWER] / aq,
-                                counters[C_G_MISS], counters[C_G_NODES], 0, 0.0, 0.0)
+                                ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
+                                int(ccost[CC_G_MISS]), counters[C_G_NODES], 0, 0.0, 0.0)
             if counters[C_DONE] == 1:
                 if level >= ev.LEVEL_SUMMARY:
                     k = ev.emit(events, k, it, ev.TERMINATED, 0, 1, 0, -1, -1, 0.0,
-                                counters[C_G_MISS] + ap * counters[C_G_NODES] / aq, counters[C_LOWER] / aq,
+                                ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
                                 counters[C_CALLS], counters[C_D2], counters[C_NDS], 0.0, 0.0)
                 return k, ev.STATUS_DONE
         if counters[C_DONE] == 1:
@@ -1526,8 +1820,9 @@ def make_kernel(level):
 KERNELS = {}
 
 
-def kernel(level):
-    """The compiled kernel for a record level, created on first use."""
-    if level not in KERNELS:
-        KERNELS[level] = make_kernel(level)
-    return KERNELS[level]
+def kernel(level, regression=False):
+    """The compiled kernel for a record level and a task, created on first use."""
+    key = (level, bool(regression))
+    if key not in KERNELS:
+        KERNELS[key] = make_kernel(level, bool(regression))
+    return KERNELS[key]

@@ -1,11 +1,13 @@
 """MurTree (Demirović et al., JMLR 2022) on the search runtime: optimal trees on binary features.
 
 The kernel is :mod:`odtlab.core.murtree`; this module prepares the data, holds the search state
-(:class:`MurTreeSolver`), names the event kinds, and provides :class:`MurTreeClassifier` and the registry
-entry ``odtlab solve murtree DATASET --depth D [--nodes N] [--alpha A]``.
+(:class:`MurTreeSolver`), names the event kinds, and provides :class:`MurTreeClassifier`,
+:class:`MurTreeRegressor` and the registry entries ``odtlab solve murtree DATASET --depth D [--nodes N]
+[--alpha A]`` and ``odtlab solve murtree-regressor DATASET ...``.
 
 Objective: weighted misclassifications + alpha * feature nodes (Eq. 19, alpha in misclassification units,
-read exactly as a decimal), under a depth limit and a node budget. ``alpha > 0`` runs Algorithm 6 (root
+read exactly as a decimal), under a depth limit and a node budget; for regression the weighted sum of squared
+errors (leaves predict the mean) + alpha * feature nodes (§4.9.2). ``alpha > 0`` runs Algorithm 6 (root
 queries with budgets 1..n); ``smallest=True`` runs Algorithm 7 (after the optimum, smaller budgets under its
 cost) and returns an optimal tree with the fewest feature nodes; with ``alpha > 0`` Algorithm 6 already
 returns the smallest tree among the optimal ones.
@@ -17,7 +19,14 @@ Data preparation (``reduce_features=True``, the default; it never changes the op
   it was the complement); the DL benchmark files hold every one-hot column with its complement, so this
   halves |F| there;
 * each kept column is counted in its sparser polarity (the paper's bit-flip remark after Prop. 6);
-* rows with the same features and label are merged into one row whose weight is their count.
+* rows with the same features and label are merged into one row whose weight is their count (regression:
+  rows with the same features are merged into one row holding the sums of w, w y and w y^2; targets are first
+  centred on their mean, rounded to an integer when every target is one, which keeps integer sums exact).
+
+Regression is exact up to a tie tolerance: two trees whose squared errors differ by less than
+``TIE_RTOL`` (1e-9) times the squared error of the single leaf on all the data count as equally good, so the
+tree returned is optimal within that tolerance (and float rounding, far below it). The similarity lower bound
+is never used for regression (its proof assumes a row costs at most its weight).
 
 Budgets: ``max_nodes`` above 2^depth - 1 is clamped to it, and a depth above ``max_nodes`` is lowered to it
 (Eq. 1, cases 1 and 2).
@@ -31,12 +40,13 @@ from odtlab import events as ev_py
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
 
 MAX_DEPTH = 12
+TIE_RTOL = 1e-9  # regression: squared errors closer than this times the root leaf's are ties
 CACHES = {"dataset": mt.CACHE_DATASET, "branch": mt.CACHE_BRANCH, None: mt.CACHE_NONE}
 NODE_ORDERS = {"dynamic": mt.ORDER_DYNAMIC, "post-order": mt.ORDER_POST}
 FEATURE_ORDERS = {"in-order": mt.FEATURES_IN_ORDER, "gini": mt.FEATURES_GINI}
@@ -47,9 +57,10 @@ COUNT_MODES = {mt.COUNT_SCRATCH: "scratch", mt.COUNT_INCREMENTAL: "incremental",
 _A = "murtree"
 ev_py.register_kind(mt.MT_ENTER, "SubtreeEntered", _A,
                     {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "ub": "upper", "lb": "lower",
-                     "leaf": "value", "level": "node"},
+                     "leaf": "value", "level": "node", "side": "flags"},
                     "SolveSubtree: {n_rows} rows, depth {d}, at most {nodes} nodes, UB {ub:.6g} (leaf {leaf:.6g})",
-                    "Algorithm 1 entered on a subtree problem (D, d, n, UB).")
+                    "Algorithm 1 entered on a subtree problem (D, d, n, UB); feature and side: the parent's split "
+                    "feature (solver column, -1 at the root) and the child taken (0: feature absent, 1: present).")
 ev_py.register_kind(mt.MT_CACHE_HIT, "CacheHit", _A,
                     {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value",
                      "ub": "upper", "feasible": "flags"},
@@ -66,11 +77,15 @@ ev_py.register_kind(mt.MT_SIMILARITY, "SimilarityBound", _A,
                     "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
                     "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.")
 ev_py.register_kind(mt.MT_DEPTH_TWO, "DepthTwoSolve", _A,
-                    {"d": "depth", "n_rows": "i0", "cost1": "i1", "cost2": "i2", "cost3": "value", "ub": "upper",
-                     "lb": "lower", "counting": "flags", "leaf": "f0"},
-                    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1}/{cost2}/{cost3:.6g}",
+                    {"d": "depth", "n_rows": "i0", "cost1": "f0", "cost2": "f1", "cost3": "value", "ub": "upper",
+                     "lb": "lower", "counting": "flags", "root": "feature", "left": "i1", "right": "i2",
+                     "level": "node"},
+                    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1:.6g}/{cost2:.6g}/"
+                    "{cost3:.6g}",
                     "Algorithm 4: pair frequency counts (flags: 0 scratch, 1 incremental, 2 unchanged, 3 a depth-one "
-                    "call counted single features only; its 2- and 3-node costs are then -1).")
+                    "call counted single features only; its 2- and 3-node costs are then -1); root, left, right: the "
+                    "features of the tree it returns for the call's node budget (solver columns, -1: none). The "
+                    "leaf's cost is on the SubtreeEntered event.")
 ev_py.register_kind(mt.MT_FRAME_INCUMBENT, "SubtreeIncumbentImproved", _A,
                     {"d": "depth", "cost": "value", "n_left": "i0", "n_right": "i1", "tree_nodes": "i2",
                      "old_cost": "f0", "ub": "upper", "lb": "lower", "level": "node"},
@@ -91,7 +106,8 @@ ev_py.register_kind(mt.MT_INFEASIBLE, "SubtreeInfeasible", _A,
 ev_py.register_kind(mt.MT_QUERY, "RootQuery", _A,
                     {"d": "depth", "nodes": "i1", "ub": "upper", "lb": "lower"},
                     "Root query: depth {d}, at most {nodes} nodes, UB {ub:.6g}",
-                    "Algorithm 6 / 7: the next root call with a new node budget.")
+                    "The next root call: Algorithm 6 / 7 (a new node budget), iterative deepening (a new depth) or "
+                    "a lower-bound probe (a new UB, bound_probing).")
 
 
 @functools.lru_cache(maxsize=64)
@@ -132,6 +148,42 @@ def budget_slots(depth, nodes, mode, depth_two, deepening):
     return pair_slot, slot_d, slot_n, dom
 
 
+def reduce_columns(Xb):
+    """Kept columns of a 0/1 matrix (see the module docstring): (Xr, feature_map, flipped)."""
+    n = Xb.shape[0]
+    # a column and its complement have the same canonical form (first row flipped to 0)
+    ones = Xb.sum(axis=0)
+    canon = np.where(Xb[:1, :] == 1, 1 - Xb, Xb)
+    packed = np.ascontiguousarray(np.packbits(canon, axis=0).T)
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
+    fmap = np.sort(first)
+    fmap = fmap[(ones[fmap] > 0) & (ones[fmap] < n)].astype(np.int64)
+    flip = 2 * ones[fmap] > n
+    Xr = Xb[:, fmap]
+    Xr[:, flip] = 1 - Xr[:, flip]
+    return Xr, fmap, flip
+
+
+def group_rows(Xr, y=None):
+    """Group equal rows of ``Xr`` (and equal labels ``y`` when given): (index of each group's first row,
+    group of every row)."""
+    n = Xr.shape[0]
+    rows = np.packbits(Xr, axis=1)
+    if y is not None:
+        rows = np.column_stack([rows, y.astype("<u4").view(np.uint8).reshape(n, 4)])
+    rows = np.ascontiguousarray(np.pad(rows, ((0, 0), (0, -rows.shape[1] % 8))))
+    words = rows.view(np.uint64)
+    h = words @ _random_words(words.shape[1]).view(np.uint64)  # wrapping uint64 arithmetic: a row hash
+    _, index, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(words[index[inverse]], words):  # a hash collision: group the rows exactly instead
+        keys = rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
+        _, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    return index, inverse
+
+
 def prepare(X, y, weight, reduce_features=True):
     """Reduce columns and merge rows (see the module docstring).
 
@@ -143,34 +195,45 @@ def prepare(X, y, weight, reduce_features=True):
     if not np.all(weight > 0):
         keep_rows = np.flatnonzero(weight > 0)
         Xb, y, weight = Xb[keep_rows], y[keep_rows], weight[keep_rows]
-    n, F = Xb.shape
+    F = Xb.shape[1]
     if not reduce_features:
         return Xb, y, weight, np.arange(F, dtype=np.int64), np.zeros(F, dtype=bool)
-    # columns: a column and its complement have the same canonical form (first row flipped to 0)
-    ones = Xb.sum(axis=0)
-    canon = np.where(Xb[:1, :] == 1, 1 - Xb, Xb)
-    packed = np.ascontiguousarray(np.packbits(canon, axis=0).T)
-    keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-    _, first = np.unique(keys, return_index=True)
-    fmap = np.sort(first)
-    fmap = fmap[(ones[fmap] > 0) & (ones[fmap] < n)].astype(np.int64)
-    flip = 2 * ones[fmap] > n
-    Xr = Xb[:, fmap]
-    Xr[:, flip] = 1 - Xr[:, flip]
+    Xr, fmap, flip = reduce_columns(Xb)
     # rows: equal (label, features) rows become one row weighted by their count
-    rows = np.column_stack([np.packbits(Xr, axis=1), y.astype("<u4").view(np.uint8).reshape(n, 4)])
-    rows = np.ascontiguousarray(np.pad(rows, ((0, 0), (0, -rows.shape[1] % 8))))
-    words = rows.view(np.uint64)
-    h = words @ _random_words(words.shape[1]).view(np.uint64)  # wrapping uint64 arithmetic: a row hash
-    _, index, inverse = np.unique(h, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    if not np.array_equal(words[index[inverse]], words):  # a hash collision: group the rows exactly instead
-        keys = rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
-        _, index, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
+    index, inverse = group_rows(Xr, y)
     w = np.bincount(inverse, weights=weight, minlength=len(index)).astype(np.int64)
     order = np.lexsort((index, y[index]))  # by class, then first appearance
     return Xr[index[order]], y[index[order]], w[order], fmap, flip
+
+
+def centre(Y, weight):
+    """Targets minus their weighted mean, rounded to an integer when every target is one (exact sums)."""
+    c = (weight[:, None] * Y).sum(axis=0) / weight.sum()
+    whole = np.all(Y == np.round(Y), axis=0)
+    c = np.where(whole, np.round(c), c)
+    return Y - c
+
+
+def prepare_regression(X, Y, weight, reduce_features=True):
+    """Regression rows: (Xr, rstat, weight, feature_map, flipped) with ``rstat[r] = (w, w y_1, ..., w y_m,
+    w |y|^2)`` summed over the rows merged into r (targets centred by :func:`centre`) and ``weight`` the
+    integer weight of each row."""
+    Xb = np.asarray(X).astype(np.uint8)
+    Y = np.asarray(Y, dtype=np.float64).reshape(Xb.shape[0], -1)
+    weight = weight.astype(np.int64)
+    keep_rows = np.flatnonzero(weight > 0)
+    Xb, Y, weight = Xb[keep_rows], centre(Y[keep_rows], weight[keep_rows]), weight[keep_rows]
+    per_row = np.column_stack([weight, weight[:, None] * Y, weight * (Y * Y).sum(axis=1)]).astype(np.float64)
+    F = Xb.shape[1]
+    if not reduce_features:
+        return Xb, per_row, weight, np.arange(F, dtype=np.int64), np.zeros(F, dtype=bool)
+    Xr, fmap, flip = reduce_columns(Xb)
+    index, inverse = group_rows(Xr)
+    rstat = np.zeros((len(index), per_row.shape[1]))
+    np.add.at(rstat, inverse, per_row)
+    w = np.bincount(inverse, weights=weight, minlength=len(index)).astype(np.int64)
+    order = np.argsort(index, kind="stable")  # first appearance
+    return Xr[index[order]], rstat[order], w[order], fmap, flip
 
 
 _RANDOM = np.random.default_rng(20220101).integers(1, 1 << 40, size=1 << 16, dtype=np.int64)
@@ -187,8 +250,9 @@ def _random_words(m):
 class MurTreeSolver(Solver):
     """State of one MurTree search (see :mod:`odtlab.core.murtree` for the arrays' meaning).
 
-    ``X`` is a 0/1 matrix, ``y`` class codes 0..K-1, ``sample_weight`` non-negative integers (counts).
-    One iteration is one SolveSubtree call (Algorithm 1), see the kernel module.
+    ``X`` is a 0/1 matrix, ``sample_weight`` non-negative integers (counts). Classification: ``y`` class codes
+    0..K-1. Regression (``task="regression"``): ``y`` float targets, shape (n,) or (n, m) (squared errors are
+    summed over the outputs). One iteration is one SolveSubtree call (Algorithm 1), see the kernel module.
     """
 
     name = "murtree"
@@ -198,24 +262,29 @@ class MurTreeSolver(Solver):
     def __init__(self, X, y, sample_weight=None, max_depth=3, max_nodes=None, alpha=0, smallest=False,
                  cache="dataset", similarity_bound=True, incremental=True, depth_two=True, node_order="dynamic",
                  feature_order="gini", reduce_features=True, iterative_deepening=False, greedy_start=True,
-                 n_classes=None):
+                 n_classes=None, task="classification", bound_probing=False):
+        if task not in ("classification", "regression"):
+            raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+        self.task = task
+        self.regression = regression = task == "regression"
         X = np.asarray(X)
         if X.ndim != 2 or ((X != 0) & (X != 1)).any():
             X = check_binary(X)  # raises, naming the first non-binary column
         self.n_features = X.shape[1]
         self.X_original = X
-        y = np.asarray(y, dtype=np.int64)
+        y = np.asarray(y, dtype=np.float64 if regression else np.int64)
+        if regression and (y.ndim not in (1, 2) or not np.all(np.isfinite(y))):
+            raise ValueError("regression targets must be finite floats of shape (n,) or (n, m)")
         self.y_original = y
         w = np.ones(len(y), dtype=np.int64) if sample_weight is None else np.asarray(sample_weight)
-        if w.shape != y.shape:
-            raise ValueError(f"sample_weight must have shape {y.shape}, got {w.shape}")
+        if w.shape != y.shape[:1]:
+            raise ValueError(f"sample_weight must have shape {y.shape[:1]}, got {w.shape}")
         if np.any(w < 0) or not np.all(np.equal(np.mod(w, 1), 0)):
-            raise ValueError("MurTree counts misclassified rows: sample_weight must hold non-negative integers")
+            raise ValueError("MurTree counts rows: sample_weight must hold non-negative integers")
         w = w.astype(np.int64)
         self.w_original = w
         if w.sum() == 0:
             raise ValueError("sample_weight sums to 0: there is nothing to fit")
-        self.K = int(n_classes if n_classes is not None else y.max() + 1)
         depth = int(max_depth)
         if depth < 1 or depth > MAX_DEPTH:
             raise ValueError(f"max_depth must be between 1 and {MAX_DEPTH}, got {max_depth!r}")
@@ -235,22 +304,37 @@ class MurTreeSolver(Solver):
                                    ("feature_order", feature_order, FEATURE_ORDERS)):
             if value not in table:
                 raise ValueError(f"{name} must be one of {list(table)}, got {value!r}")
-        self.options = dict(cache=cache, similarity_bound=bool(similarity_bound), incremental=bool(incremental),
+        similarity_bound = bool(similarity_bound) and not regression
+        self.options = dict(cache=cache, similarity_bound=similarity_bound, incremental=bool(incremental),
                             depth_two=bool(depth_two), node_order=node_order, feature_order=feature_order,
                             reduce_features=bool(reduce_features), smallest=bool(smallest),
-                            iterative_deepening=bool(iterative_deepening), greedy_start=bool(greedy_start))
+                            iterative_deepening=bool(iterative_deepening), greedy_start=bool(greedy_start),
+                            bound_probing=bool(bound_probing))
 
-        Xr, yr, wr, self.feature_map, self.flipped = prepare(X, y, w, reduce_features)
+        if regression:
+            Xr, rstat, wr, self.feature_map, self.flipped = prepare_regression(X, y, w, reduce_features)
+            yr = np.zeros(len(wr), dtype=np.int64)
+            self.K = K = rstat.shape[1]  # statistics per row: W, S_1..S_m, Q
+            cls = rstat.sum(axis=0)
+            root_leaf = float(mt.leaf_sse(cls, K))
+            self.tie = max(TIE_RTOL * root_leaf, np.finfo(np.float64).tiny)
+            cost_dtype, stat_dtype, fq_dtype = np.float64, np.float64, np.float64
+        else:
+            Xr, yr, wr, self.feature_map, self.flipped = prepare(X, y, w, reduce_features)
+            rstat = np.zeros((1, 1))
+            self.K = K = int(n_classes if n_classes is not None else y.max() + 1)
+            cls = np.bincount(yr, weights=wr, minlength=K).astype(np.int64)
+            root_leaf = int(cls.sum() - cls.max())
+            self.tie = 1
+            cost_dtype, stat_dtype, fq_dtype = np.int64, np.int64, np.int32
         n, F = Xr.shape
         F_k = max(F, 1)  # the kernel needs one column even when every feature is constant
         if F == 0:
             Xr = np.zeros((n, 1), dtype=np.uint8)
             self.feature_map = np.zeros(1, dtype=np.int64)
             self.flipped = np.zeros(1, dtype=bool)
-        K = self.K
-        big = 1 << (depth + 1)
         total = int(wr.sum())
-        if (aq * total + ap * nodes + 1) * big >= 2 ** 62 or total >= 2 ** 31:
+        if total >= 2 ** 31 or (not regression and aq * total + ap * nodes + 1 >= 2 ** 62):
             raise ValueError("the total sample weight (or alpha's denominator) is too large for the integer counters")
         self.Xc = np.ascontiguousarray(Xr.T)
         self.rowptr = np.zeros(n + 1, dtype=np.int64)
@@ -258,6 +342,7 @@ class MurTreeSolver(Solver):
         self.rowfeat = np.nonzero(Xr)[1].astype(np.int32)
         self.label = yr.astype(np.int64)
         self.weight = wr
+        self.rstat = np.ascontiguousarray(rstat, dtype=np.float64)
         self.zob = _random_words(n).copy()
         self.zlit = _random_words(2 * F_k)[::-1].copy()
         pair_slot, slot_d, slot_n, dom = budget_slots(depth, nodes, mode, self.options["depth_two"],
@@ -269,49 +354,55 @@ class MurTreeSolver(Solver):
         self.params = np.zeros(mt.N_PARAMS, dtype=np.int64)
         self.params[[mt.P_DEPTH, mt.P_NODES, mt.P_K, mt.P_F, mt.P_ROWS, mt.P_ALPHA_P, mt.P_ALPHA_Q, mt.P_MODE,
                      mt.P_CACHE, mt.P_SIMILARITY, mt.P_INCREMENTAL, mt.P_DEPTH_TWO, mt.P_NODE_ORDER,
-                     mt.P_FEATURE_ORDER, mt.P_BIG, mt.P_EPI, mt.P_DEEPENING, mt.P_GREEDY]] = [
+                     mt.P_FEATURE_ORDER, mt.P_EPI, mt.P_DEEPENING, mt.P_GREEDY, mt.P_PROBE]] = [
             depth, nodes, K, F_k, n, ap, aq, mode, CACHES[cache], int(similarity_bound), int(incremental),
-            int(depth_two), NODE_ORDERS[node_order], FEATURE_ORDERS[feature_order], big,
-            self.events_per_iteration, int(iterative_deepening), int(greedy_start)]
+            int(depth_two), NODE_ORDERS[node_order], FEATURE_ORDERS[feature_order], self.events_per_iteration,
+            int(iterative_deepening), int(greedy_start), int(bound_probing)]
         levels = depth + 2
         self.pool = np.zeros(n * (depth + 2), dtype=np.int32)
         self.pool[:n] = np.arange(n, dtype=np.int32)
         self.bkeys = np.zeros((levels + 1) * 2 * (depth + 1), dtype=np.int32)
         self.frames = np.zeros((levels, mt.N_FRAME_FIELDS), dtype=np.int64)
-        cls = np.bincount(self.label, weights=self.weight, minlength=K).astype(np.int64)
-        self.fcls = np.zeros((levels + 1, K), dtype=np.int64)
+        self.fcost = np.zeros((levels, mt.N_FRAME_COSTS), dtype=cost_dtype)
+        self.fcls = np.zeros((levels + 1, K), dtype=stat_dtype)
         self.fcls[-1] = cls
-        self.fcounts = np.zeros((levels, K, F_k), dtype=np.int64)
-        self.fchild = np.zeros((levels, 2, K), dtype=np.int64)
+        self.fcounts = np.zeros((levels, K, F_k), dtype=stat_dtype)
+        self.fchild = np.zeros((levels, 2, K), dtype=stat_dtype)
         self.forder = np.zeros((levels, F_k), dtype=np.int32)
         self.ftree = np.full((levels, heap), -1, dtype=np.int32)
         self.ctree = np.full((levels, heap), -1, dtype=np.int32)
         self.rtree = np.full(heap, -1, dtype=np.int32)
         self.gtree = np.full(heap, -1, dtype=np.int32)
         self.reg = np.zeros(mt.N_REG, dtype=np.int64)
-        self.reg_cls = cls.copy()
+        self.regc = np.zeros(mt.N_REG_COSTS, dtype=cost_dtype)
+        self.reg_cls = np.array(cls, dtype=stat_dtype)
         self.counters = np.zeros(mt.N_COUNTERS, dtype=np.int64)
+        self.ccost = np.zeros(mt.N_SEARCH_COSTS, dtype=cost_dtype)
+        self.ccost[mt.CC_TIE] = self.tie
+        self.ccost[mt.CC_STEP] = 0 if regression else 1
         root_hash = int(self.zob.sum())
         by_branch = cache == "branch"
         self.reg[[mt.RG_START, mt.RG_LEN, mt.RG_W, mt.RG_HASH, mt.RG_KOFF, mt.RG_KLEN, mt.RG_KHASH]] = [
             0, n, total, root_hash, 0, 0 if by_branch else n, 0 if by_branch else root_hash]
-        self.reg[mt.RG_LEAF] = total - cls.max()
+        self.regc[mt.RC_LEAF] = root_leaf
         self.counters[mt.C_ROOT_W] = total
         self.counters[mt.C_ROOT_HASH] = root_hash
         self.arch_ids = np.zeros((depth + 1, 2, n), dtype=np.int32)
         self.arch_meta = np.full((depth + 1, 2, 2), -1, dtype=np.int64)
-        self.arch_lb = np.zeros((depth + 1, 2, P), dtype=np.int64)
-        self.lbrow = np.zeros(P, dtype=np.int64)
-        self.fq = np.zeros(2 * K * F_k * F_k, dtype=np.int32)
+        self.arch_lb = np.zeros((depth + 1, 2, P), dtype=cost_dtype)
+        self.lbrow = np.zeros(P, dtype=cost_dtype)
+        self.fq = np.zeros(2 * K * F_k * F_k, dtype=fq_dtype)
         self.cnt_ids = np.zeros((2, n), dtype=np.int32)
         self.cnt_meta = np.full((2, 2), -1, dtype=np.int64)
-        self.cnt_out = np.zeros((3, 3, 5), dtype=np.int64)
+        self.cnt_out = np.zeros((3, 3, 4), dtype=np.int64)
+        self.cnt_cost = np.zeros((3, 3), dtype=cost_dtype)
         self.din = np.zeros((2, n), dtype=np.int32)
         self.dout = np.zeros((2, n), dtype=np.int32)
-        self.diag = np.zeros((K, F_k), dtype=np.int64)
+        self.diag = np.zeros((K, F_k), dtype=stat_dtype)
         self.act = np.zeros(F_k, dtype=np.int32)
-        self.d2 = np.zeros((6, F_k), dtype=np.int64)
-        self.sing = np.zeros((K, F_k), dtype=np.int64)
+        self.d2 = np.zeros((4, F_k), dtype=cost_dtype)
+        self.d2f = np.zeros((2, F_k), dtype=np.int64)
+        self.sing = np.zeros((K, F_k), dtype=stat_dtype)
         self.scratch = np.zeros(max(n, 4), dtype=np.int32)
         self.cand = np.zeros(levels, dtype=np.int64)
         if cache is None:
@@ -324,8 +415,8 @@ class MurTreeSolver(Solver):
             self.htab = np.zeros(4 * cap, dtype=np.int64)
         self.meta = np.zeros((cap, 3), dtype=np.int64)
         self.keys = np.zeros(keys, dtype=np.int32)
-        self.ent_lb = np.zeros((cap, P), dtype=np.int64)
-        self.ent_cost = np.full((cap, P), -1, dtype=np.int64)
+        self.ent_lb = np.zeros((cap, P), dtype=cost_dtype)
+        self.ent_cost = np.full((cap, P), -1, dtype=cost_dtype)
         self.ent_tree = np.full((cap, P), -1, dtype=np.int64)
         self.tpool = np.zeros(tp, dtype=np.int32)
         self.feature_names = None
@@ -335,16 +426,16 @@ class MurTreeSolver(Solver):
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return mt.kernel(level)
+        return mt.kernel(level, self.regression)
 
     def _arrays(self):
-        return (self.Xc, self.rowptr, self.rowfeat, self.label, self.weight, self.zob, self.zlit, self.params,
-                self.pair_slot, self.slot_d, self.slot_n, self.dom, self.pool, self.bkeys, self.frames, self.fcls,
-                self.fcounts, self.fchild, self.forder, self.ftree, self.ctree, self.rtree, self.gtree, self.reg,
-                self.reg_cls, self.counters, self.arch_ids, self.arch_meta, self.arch_lb, self.lbrow, self.fq,
-                self.cnt_ids, self.cnt_meta, self.cnt_out, self.din, self.dout, self.diag, self.act, self.d2,
-                self.sing, self.scratch, self.cand, self.htab, self.meta, self.keys, self.ent_lb, self.ent_cost,
-                self.ent_tree, self.tpool)
+        return (self.Xc, self.rowptr, self.rowfeat, self.label, self.weight, self.rstat, self.zob, self.zlit,
+                self.params, self.pair_slot, self.slot_d, self.slot_n, self.dom, self.pool, self.bkeys, self.frames,
+                self.fcost, self.fcls, self.fcounts, self.fchild, self.forder, self.ftree, self.ctree, self.rtree,
+                self.gtree, self.reg, self.regc, self.reg_cls, self.counters, self.ccost, self.arch_ids,
+                self.arch_meta, self.arch_lb, self.lbrow, self.fq, self.cnt_ids, self.cnt_meta, self.cnt_out,
+                self.cnt_cost, self.din, self.dout, self.diag, self.act, self.d2, self.d2f, self.sing, self.scratch,
+                self.cand, self.htab, self.meta, self.keys, self.ent_lb, self.ent_cost, self.ent_tree, self.tpool)
 
     def advance(self, kernel, events, max_iterations):
         n, status = kernel(*self._arrays(), events, max_iterations)
@@ -377,15 +468,21 @@ class MurTreeSolver(Solver):
         return bool(self.counters[mt.C_DONE])
 
     def exact_bounds(self):
-        """(lower, upper) as Fractions: weighted misclassifications + alpha * nodes."""
+        """(lower, upper): weighted misclassifications + alpha * nodes as Fractions (classification), or squared
+        error + alpha * nodes as floats (regression; equal once the search is finished)."""
+        if self.regression:
+            return self.bounds()
         c = self.counters
-        upper = Fraction(int(c[mt.C_G_MISS])) + self.alpha * int(c[mt.C_G_NODES])
-        lower = Fraction(int(c[mt.C_LOWER]), self.aq)
+        upper = Fraction(int(self.ccost[mt.CC_G_MISS])) + self.alpha * int(c[mt.C_G_NODES])
+        lower = Fraction(int(self.ccost[mt.CC_LOWER]), self.aq)
         return lower, upper
 
     def bounds(self):
-        c = self.counters
-        return int(c[mt.C_LOWER]) / self.aq, int(c[mt.C_G_MISS]) + self.ap * int(c[mt.C_G_NODES]) / self.aq
+        cost, nodes, lower = self.ccost[mt.CC_G_MISS], int(self.counters[mt.C_G_NODES]), self.ccost[mt.CC_LOWER]
+        if self.regression:
+            upper = float(cost) + float(self.alpha) * nodes
+            return (upper if self.finished else min(float(lower) / self.aq, upper)), upper
+        return int(lower) / self.aq, int(cost) + self.ap * nodes / self.aq
 
     def incumbent(self):
         it = self.iterations
@@ -404,6 +501,10 @@ class MurTreeSolver(Solver):
         return {"feature": int(self.feature_map[f]), "kind": "threshold", "threshold": 0.5, "children": kids}
 
     def tree_from_heap(self, heap):
+        if self.regression:
+            tree = Tree.from_dict(self.tree_dict(heap), self.n_features, task="regression",
+                                  feature_names=self.feature_names)
+            return tree.fit_leaves(self.X_original, self.y_original, self.w_original)
         tree = Tree.from_dict(self.tree_dict(heap), self.n_features, classes=self.classes,
                               feature_names=self.feature_names)
         if tree.classes is None:
@@ -440,7 +541,53 @@ def _grown(a, rows, fill):
     return out
 
 
-class MurTreeClassifier(TreeClassifierMixin, TreeEstimator):
+def _store_params(est, params):
+    """Keep every ``__init__`` argument as an attribute of the same name, unchanged (scikit-learn's rule)."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
+class _MurTreeEstimator(TreeEstimator):
+    """Parameter checks and solver construction shared by :class:`MurTreeClassifier` and
+    :class:`MurTreeRegressor`."""
+
+    _input = "binary"
+    _feature_orders = FEATURE_ORDERS
+
+    def _check_params(self):
+        if isinstance(self.max_depth, bool) or int(self.max_depth) != self.max_depth or self.max_depth < 1:
+            raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        if self.max_depth > MAX_DEPTH:
+            raise ValueError(f"max_depth above {MAX_DEPTH} is out of reach for MurTree, got {self.max_depth!r}")
+        if self.max_nodes is not None and (int(self.max_nodes) != self.max_nodes or self.max_nodes < 1):
+            raise ValueError(f"max_nodes must be an integer >= 1 or None, got {self.max_nodes!r}")
+        try:
+            p, _ = as_ratio(self.alpha)
+        except (TypeError, ValueError):
+            raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}") from None
+        if p < 0:
+            raise ValueError(f"alpha must be >= 0, got {self.alpha!r}")
+        for name, table in (("cache", CACHES), ("node_order", NODE_ORDERS), ("feature_order", self._feature_orders)):
+            if getattr(self, name) not in table:
+                raise ValueError(f"{name} must be one of {list(table)}, got {getattr(self, name)!r}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
+
+    def _make_solver(self, X, y, sample_weight):
+        regression = self._task == "regression"
+        return MurTreeSolver(X, y, sample_weight, max_depth=self.max_depth, max_nodes=self.max_nodes,
+                             alpha=self.alpha, smallest=self.smallest, cache=self.cache,
+                             similarity_bound=getattr(self, "similarity_bound", False), incremental=self.incremental,
+                             depth_two=self.depth_two, node_order=self.node_order,
+                             feature_order="gini" if self.feature_order == "mse" else self.feature_order,
+                             reduce_features=self.reduce_features, greedy_start=self.greedy_start,
+                             iterative_deepening=self.iterative_deepening,
+                             n_classes=None if regression else len(self.classes_), task=self._task,
+                             bound_probing=self.bound_probing)
+
+
+class MurTreeClassifier(TreeClassifierMixin, _MurTreeEstimator):
     """Optimal classification tree on binary features by MurTree's dynamic programming and search.
 
     Parameters
@@ -473,63 +620,57 @@ class MurTreeClassifier(TreeClassifierMixin, TreeEstimator):
         Start from a greedy (Gini, breadth-first) tree as the incumbent and upper bound instead of the leaf.
     iterative_deepening : bool
         Solve depth 1, 2, ... before the requested depth (§4.9.5), each under the best tree so far.
+    bound_probing : bool
+        Raise the certified lower bound while the search runs (with alpha = 0; not the paper's): the root is
+        queried with upper bounds that climb from the bound towards the incumbent (an eighth of the gap, then
+        doubling). A query that finds no tree certifies the root's stored bound (at least its UB + 1); the
+        first query that finds one has found the optimum. Without it the bound of a plain search stays at 0 until
+        the search ends (MurTree's recursion has no anytime lower bound). The cache carries over from query to
+        query, so the total work is usually close to one search.
     record : "none", "summary" or "full"
         Event level kept during ``fit``.
 
     Input must be 0/1: use ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
     """
 
-    _input = "binary"
-
     def __init__(self, max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
                  similarity_bound=True, incremental=True, depth_two=True, node_order="dynamic",
                  feature_order="gini", reduce_features=True, greedy_start=True, iterative_deepening=False,
-                 record="summary"):
-        self.max_depth = max_depth
-        self.max_nodes = max_nodes
-        self.alpha = alpha
-        self.smallest = smallest
-        self.time_limit = time_limit
-        self.cache = cache
-        self.similarity_bound = similarity_bound
-        self.incremental = incremental
-        self.depth_two = depth_two
-        self.node_order = node_order
-        self.feature_order = feature_order
-        self.reduce_features = reduce_features
-        self.greedy_start = greedy_start
-        self.iterative_deepening = iterative_deepening
-        self.record = record
-
-    def _check_params(self):
-        if isinstance(self.max_depth, bool) or int(self.max_depth) != self.max_depth or self.max_depth < 1:
-            raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
-        if self.max_depth > MAX_DEPTH:
-            raise ValueError(f"max_depth above {MAX_DEPTH} is out of reach for MurTree, got {self.max_depth!r}")
-        if self.max_nodes is not None and (int(self.max_nodes) != self.max_nodes or self.max_nodes < 1):
-            raise ValueError(f"max_nodes must be an integer >= 1 or None, got {self.max_nodes!r}")
-        try:
-            p, _ = as_ratio(self.alpha)
-        except (TypeError, ValueError):
-            raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}") from None
-        if p < 0:
-            raise ValueError(f"alpha must be >= 0, got {self.alpha!r}")
-        for name, table in (("cache", CACHES), ("node_order", NODE_ORDERS), ("feature_order", FEATURE_ORDERS)):
-            if getattr(self, name) not in table:
-                raise ValueError(f"{name} must be one of {list(table)}, got {getattr(self, name)!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
-
-    def _make_solver(self, X, y, sample_weight):
-        return MurTreeSolver(X, y, sample_weight, max_depth=self.max_depth, max_nodes=self.max_nodes,
-                             alpha=self.alpha, smallest=self.smallest, cache=self.cache,
-                             similarity_bound=self.similarity_bound, incremental=self.incremental,
-                             depth_two=self.depth_two, node_order=self.node_order,
-                             feature_order=self.feature_order, reduce_features=self.reduce_features,
-                             greedy_start=self.greedy_start, iterative_deepening=self.iterative_deepening,
-                             n_classes=len(self.classes_))
+                 bound_probing=False, record="summary"):
+        _store_params(self, locals())
 
 
-register(SolverSpec("murtree", MurTreeClassifier,
-                    {"depth": "max_depth", "nodes": "max_nodes", "alpha": "alpha", "time_limit": "time_limit"},
+class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
+    """Optimal regression tree (squared error, leaves predict the mean) on binary features by MurTree (§4.9.2).
+
+    Minimises the weighted sum of squared errors (summed over the outputs when y has several columns)
+    + ``alpha`` * feature nodes, under ``max_depth`` and ``max_nodes``. The depth-two solver counts, per pair
+    of features, the sums of the weights, of the targets and of the squared targets, and gets the squared error
+    of every depth-two tree from them by inclusion-exclusion. The similarity lower bound is not used: it is
+    invalid for squared errors (removing one row can lower the optimum by more than any fixed amount).
+
+    Exact up to a tie tolerance: squared errors closer than 1e-9 times the squared error of a single leaf on
+    all the data are treated as equal (``odtlab.solvers.murtree.TIE_RTOL``), so ``result_.objective`` is the
+    optimum within that tolerance; ``result_.optimal`` certifies this.
+
+    Parameters as :class:`MurTreeClassifier` (``alpha`` in squared-error units), except that there is no
+    ``similarity_bound`` switch and ``feature_order`` is "mse" (by squared-error decrease, pystreed's default
+    for regression) or "in-order". ``sample_weight`` must hold non-negative integers (counts).
+
+    Input must be 0/1: use ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
+    """
+
+    _task = "regression"
+    _feature_orders = {"mse": mt.FEATURES_GINI, "in-order": mt.FEATURES_IN_ORDER}
+
+    def __init__(self, max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
+                 incremental=True, depth_two=True, node_order="dynamic", feature_order="mse", reduce_features=True,
+                 greedy_start=True, iterative_deepening=False, bound_probing=False, record="summary"):
+        _store_params(self, locals())
+
+
+_OPTIONS = {"depth": "max_depth", "nodes": "max_nodes", "alpha": "alpha", "time_limit": "time_limit"}
+register(SolverSpec("murtree", MurTreeClassifier, _OPTIONS,
                     "MurTree: optimal tree on binary features (misclassifications + alpha * nodes)"))
+register(SolverSpec("murtree-regressor", MurTreeRegressor, _OPTIONS,
+                    "MurTree: optimal regression tree on binary features (squared error + alpha * nodes)"))

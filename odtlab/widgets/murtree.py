@@ -8,8 +8,13 @@ or infeasible. The graph view draws the open recursion path with the latest call
 the panel shows the last depth-two solve. Bounds come from the generic SearchStarted / IncumbentImproved /
 BoundsUpdated / Terminated events (upper = the global incumbent's cost, lower = the certified bound).
 
-MurTree's events do not carry a call's rows (its branch), so the panel reports the depth-two solver's
-costs and counting mode, not its frequency table.
+The depth-two panel shows the frequency table of the last depth-two call (§4.3, Eq. 2-5): the single counts
+FQ^c(f) and the pair counts FQ^c(f_i, f_j) per class (for regression the sums W, S = sum w y and
+Q = sum w y^2 the solver counts instead). Events do not carry a call's rows, but ``SubtreeEntered`` names the
+parent's split feature and the side taken, so the fold knows every call's branch (its literals); the panel
+selects the rows of that branch in the solver's (reduced) data and counts them. That is phase 1 of Algorithm
+4 redone in numpy for the few features on show: the returned tree's features first, then the first other
+features that split the call's rows. Which trees are best (phase 2) is read from the event, never recomputed.
 """
 import numpy as np
 
@@ -40,8 +45,10 @@ class MurTreeAdapter(Adapter):
 
 
 # -- the fold: calls of SolveSubtree ------------------------------------------------------------------------
-# one call: [id, parent id, level, d, rows, node budget, UB, LB, leaf cost, status, cost, feature, detail]
-ID, PARENT, LEVEL, D, ROWS, BUDGET, UB, LB, LEAF, STATUS, COST, FEATURE, DETAIL = range(13)
+# one call: [id, parent id, level, d, rows, node budget, UB, LB, leaf cost, status, cost, feature, detail,
+#            the literal from its parent: feature and side (-1, 0 at the root)]; the record's fields are read at
+#            the positions FEATURE, VALUE, ... of odtlab.widgets.recording (so a call's best feature is BEST_F)
+ID, PARENT, LEVEL, D, ROWS, BUDGET, UB, LB, LEAF, STATUS, COST, BEST_F, DETAIL, LIT_F, LIT_S = range(15)
 OPEN, CACHE, PRUNED, DEPTH_TWO, SOLVED, INFEASIBLE = "open", "cache hit", "pruned", "depth-two", "solved", "infeasible"
 STYLE = {  # fill, opacity, legend
     OPEN: ("#FFFFFF", 1.0, "open (general case)"),
@@ -54,7 +61,8 @@ STYLE = {  # fill, opacity, legend
 
 
 class Recursion:
-    """Fold state: every call so far, the open call per level, counts of outcomes, the current call.
+    """Fold state: every call so far, the open call per level, counts of outcomes, the current call, and the
+    last depth-two solve (``depth_two``: its call id and branch, a tuple of (feature, side) literals).
 
     A call is a list that is replaced, never changed in place, once the state may have been copied, so a
     checkpoint is a shallow copy of the containers.
@@ -67,13 +75,19 @@ class Recursion:
         self.counts = dict.fromkeys(STYLE, 0)
         self.current = None
         self.queries = 0
+        self.depth_two = None
 
     def copy(self):
         other = Recursion()
         other.calls, other.children = list(self.calls), dict(self.children)
         other.stack, other.counts = dict(self.stack), dict(self.counts)
-        other.current, other.queries = self.current, self.queries
+        other.current, other.queries, other.depth_two = self.current, self.queries, self.depth_two
         return other
+
+    def branch(self, c):
+        """The literals (feature, side) on the path of the open call ``c``, root first."""
+        path = [self.stack[lv] for lv in sorted(self.stack) if lv <= self.calls[c][LEVEL]]
+        return tuple((self.calls[i][LIT_F], self.calls[i][LIT_S]) for i in path if self.calls[i][LIT_F] >= 0)
 
     def update(self, c, **fields):
         call = list(self.calls[c])
@@ -82,7 +96,7 @@ class Recursion:
         self.calls[c] = call
 
 
-_FIELDS = {"status": STATUS, "cost": COST, "lb": LB, "feature": FEATURE, "detail": DETAIL}
+_FIELDS = {"status": STATUS, "cost": COST, "lb": LB, "feature": BEST_F, "detail": DETAIL}
 
 
 def _make_apply():
@@ -114,7 +128,7 @@ def _step(state, r, mt):
         parent = state.stack.get(level - 1, -1)
         c = len(state.calls)
         state.calls.append([c, parent, level, int(r[DEPTH]), int(r[I0]), int(r[I1]), float(r[UPPER]),
-                            float(r[LOWER]), float(r[VALUE]), OPEN, np.nan, -1, ""])
+                            float(r[LOWER]), float(r[VALUE]), OPEN, np.nan, -1, "", int(r[FEATURE]), int(r[FLAGS])])
         state.children[parent] = state.children.get(parent, ()) + (c,)
         state.stack = {lv: cid for lv, cid in state.stack.items() if lv < level}
         state.stack[level] = c
@@ -134,6 +148,7 @@ def _step(state, r, mt):
         state.update(c, lb=float(r[LOWER]), detail=f"similarity LB {fmt(r[VALUE])} → {fmt(r[LOWER])}")
     elif kind == mt.MT_DEPTH_TWO:
         state.update(c, status=DEPTH_TWO, cost=float(r[VALUE]))
+        state.depth_two = (c, state.branch(c))
     elif kind == mt.MT_FRAME_INCUMBENT:
         state.update(c, cost=float(r[VALUE]), feature=int(r[FEATURE]))
     elif kind == mt.MT_SOLVED:
@@ -155,7 +170,7 @@ def _call_lines(call, solver):
     head = f"|D|={call[ROWS]} · d={call[D]} · n≤{call[BUDGET]}"
     status = call[STATUS]
     if status == OPEN:
-        inc = (f", best {solver_feature(solver, call[FEATURE])}: {fmt(call[COST])}" if call[FEATURE] >= 0 else "")
+        inc = (f", best {solver_feature(solver, call[BEST_F])}: {fmt(call[COST])}" if call[BEST_F] >= 0 else "")
         return head, f"UB {fmt(call[UB])}{inc}"
     if status in (CACHE, DEPTH_TWO, SOLVED):
         return head, f"{status}: {fmt(call[COST])}" + (f" ({call[DETAIL]})" if call[DETAIL] and status != DEPTH_TWO
@@ -235,16 +250,63 @@ recursion_graph.note = ("One row per open level: the open call (orange path) and
 
 COUNT_MODES = {0: "from scratch", 1: "incrementally, from a stored counter (Prop. 7–8)", 2: "unchanged counts reused",
                3: "singles only (a stump)"}
+SHOWN = 6  # features in the frequency table
+ROLE_COLOURS = {"root": HIGHLIGHT, "left": BLUE, "right": GREEN}
+
+
+def literal_text(solver, f, side):
+    """A branch literal in the original column: the solver stores complemented columns flipped."""
+    flipped = getattr(solver, "flipped", None)
+    value = side ^ int(flipped[f]) if flipped is not None and 0 <= f < len(flipped) else side
+    return f"{solver_feature(solver, f)} = {value}"
+
+
+def branch_counts(solver, branch, roles, shown=SHOWN):
+    """Phase 1 of Algorithm 4 for the rows of ``branch`` (kernel columns), restricted to a few features.
+
+    Returns (features, totals, pairs, n_active): the features on show (``roles`` first, then the first other
+    kernel columns that split the rows), the statistics of all the rows (per class, or W, S, Q), and
+    ``pairs[i, j]`` the statistics of the rows containing features i and j (``pairs[i, i]``: the single
+    counts), as the solver's counters hold them.
+    """
+    Xc = np.asarray(solver.Xc)
+    sel = np.ones(Xc.shape[1], dtype=bool)
+    for f, side in branch:
+        sel &= Xc[f] == side
+    if getattr(solver, "regression", False):
+        M = np.asarray(solver.rstat)[sel]
+    else:
+        M = np.zeros((int(sel.sum()), solver.K))
+        M[np.arange(M.shape[0]), np.asarray(solver.label)[sel]] = np.asarray(solver.weight)[sel]
+    A = Xc[:, sel].astype(np.float64)
+    present = A.sum(axis=1)
+    active = np.flatnonzero((present > 0) & (present < A.shape[1]))
+    features = [f for f in roles if f >= 0]
+    features = list(dict.fromkeys(features + [int(f) for f in active if f not in features]))[:shown]
+    S = A[features]
+    pairs = np.einsum("ir,jr,rc->ijc", S, S, M)
+    return features, M.sum(axis=0), pairs, len(active)
+
+
+def _sup(c):
+    return "".join("⁰¹²³⁴⁵⁶⁷⁸⁹"[int(d)] for d in str(c))
+
+
+def _cell(values, regression):
+    if regression:
+        return " / ".join(fmt(v, 3) for v in values)
+    return "/".join(fmt(v) for v in values)
 
 
 @register_panel(ALGORITHM)
 class DepthTwoPanel(View):
-    """The last depth-two solve (Algorithm 4): its subproblem, how the frequency counts were obtained, and
-    the best trees with 0 (a leaf), 1, 2 and 3 feature nodes it found from them (Eqs. 2-8)."""
+    """The last depth-two solve (Algorithm 4): its subproblem and branch, the frequency table the solver counts
+    (single and pair counts per class, or the sums W, S, Q for regression, for a few features), how the counts
+    were obtained, and the best trees with 0 (a leaf), 1, 2 and 3 feature nodes it found from them (Eqs. 2-8)."""
 
     title = "MurTree: the depth-two solver"
 
-    def __init__(self, width=460):
+    def __init__(self, width=640):
         self.width = width
 
     def svg(self, frame):
@@ -256,38 +318,114 @@ class DepthTwoPanel(View):
             return (svg_open(W, 50) + text(10, 28, "No depth-two solve yet: it runs on subtrees of depth ≤ 2.", 13)
                     + "</svg>")
         r = recs[hits[-1]]
+        state = recursion(frame)
+        solver = frame.solver
+        regression = bool(getattr(solver, "regression", False))
+        call = None
+        branch = ()
+        if state.depth_two is not None:
+            call = state.calls[state.depth_two[0]]
+            branch = state.depth_two[1]
+        leaf = call[LEAF] if call is not None else np.nan
+        budget = call[BUDGET] if call is not None else -1
         modes = np.bincount(recs["flags"][hits].astype(np.int64), minlength=4)
-        costs = [("leaf", float(r["f0"])), ("1 node", float(r["i1"])), ("2 nodes", float(r["i2"])),
+        costs = [("leaf", leaf), ("1 node", float(r["f0"])), ("2 nodes", float(r["f1"])),
                  ("3 nodes", float(r["value"]))]
+        roles = {"root": int(r["feature"]), "left": int(r["i1"]), "right": int(r["i2"])}
         ub = float(r["upper"])
         current = hits[-1] == frame.k - 1
-        H = 78 + 26 * len(costs) + 40
-        parts = [svg_open(W, H, rows=int(r["i0"]), cost=repr(costs[-1][1]), current=int(current)),
-                 text(10, 20, f"{'This' if current else 'Last'} solve: {int(r['i0'])} rows, depth {int(r['depth'])}, "
-                              f"UB {fmt(ub)}, LB {fmt(r['lower'])}", 14, weight="bold"),
-                 text(10, 40, f"frequency counts {COUNT_MODES.get(int(r['flags']), '?')}", 13, fill=MUTED)]
+        cache = frame.recording.cache.setdefault("murtree.counts", {})
+        key = (branch, tuple(roles.values()))
+        if key not in cache:
+            cache[key] = branch_counts(solver, branch, list(roles.values()))
+        features, totals, pairs, n_active = cache[key]
+        m = len(features)
+        K = len(totals)
+        cw = 112 if regression else (64 if K <= 2 else 84)  # cell width
+        rh = 34 if regression else 22  # row height of the table
+        x0 = 150
+        W = max(W, x0 + cw * m + 10)
+        lines = [(f"{'This' if current else 'Last'} solve: {int(r['i0'])} rows, depth {int(r['depth'])}, budget "
+                  f"{budget}, UB {fmt(ub)}, LB {fmt(r['lower'])}", 14, INK, "bold"),
+                 ("branch: " + (" ∧ ".join(literal_text(solver, f, s) for f, s in branch) or
+                                "none (the whole data set)"), 13, INK, "normal"),
+                 (f"frequency counts {COUNT_MODES.get(int(r['flags']), '?')}", 13, MUTED, "normal"),
+                 (("the rows' sums W / Σwy / Σwy² (y centred on its mean): " if regression else "rows per class in D: ")
+                  + _cell(totals, regression), 13, MUTED, "normal"),
+                 (("sums of the rows with f_i and f_j (diagonal: with f)" if regression else
+                   "/".join(f"FQ{_sup(c)}" for c in range(K)) + "(f_i, f_j): rows of each class with f_i and f_j "
+                   "(diagonal: FQ(f), the single counts)") if m else "no feature splits these rows",
+                  12, MUTED, "normal")]
+        top = 18 * len(lines) + 10
+        table_h = 22 + rh * m + 8
+        bars_y = top + table_h + 34
+        H = bars_y + 26 * 4 + 58
+        parts = [svg_open(W, H, rows=int(r["i0"]), cost=repr(costs[-1][1]), current=int(current), features=m,
+                          branch=len(branch))]
+        for i, (s, size, colour, weight) in enumerate(lines):
+            parts.append(text(10, 20 + 18 * i, s, size, fill=colour, weight=weight))
+        # the frequency table: diagonal = single counts FQ(f), above it the pair counts FQ(f_i, f_j)
+        role_of = {}
+        for name, f in roles.items():
+            if f >= 0:
+                role_of[f] = role_of[f] + ", " + name if f in role_of else name
+        for i, f in enumerate(features):
+            y = top + 22 + rh * i
+            name = solver_feature(solver, f)
+            colour = ROLE_COLOURS.get(role_of.get(f, "").split(",")[0], INK)
+            tag = f" ({role_of[f]})" if f in role_of else ""
+            parts.append(text(10, y + rh / 2 + 5, (name + tag)[:24], 12, fill=colour,
+                              weight="bold" if f in role_of else "normal"))
+            parts.append(text(x0 + cw * i + cw / 2, top + 14, name[:12], 12, "middle", fill=colour))
+            for j in range(i, m):
+                x = x0 + cw * j
+                diag = i == j
+                parts.append(f'<rect x="{x + 1}" y="{y + 1}" width="{cw - 2}" height="{rh - 2}" '
+                             f'fill="{SKY if diag else "#F4F4F4"}" fill-opacity="{0.35 if diag else 1}" />')
+                if regression:
+                    v = pairs[i, j]
+                    parts.append(text(x + cw / 2, y + 14, f"W {fmt(v[0], 3)}", 11, "middle"))
+                    parts.append(text(x + cw / 2, y + 28, f"S {fmt(v[1:-1].sum(), 3)} · Q {fmt(v[-1], 3)}", 10,
+                                      "middle"))
+                else:
+                    parts.append(text(x + cw / 2, y + 15, _cell(pairs[i, j], regression), 11, "middle"))
+        # the best trees per budget, as bars (Eq. 7-8 and the 1/2/3-node extraction)
         finite = [c for _, c in costs if np.isfinite(c) and c >= 0]
-        hi = max(finite + ([ub] if np.isfinite(ub) and ub >= 0 else []) + [1.0])
-        x0, x1 = 90, W - 70
+        hi = max(finite + ([ub] if np.isfinite(ub) and ub >= 0 else []) + [1e-12])
+        bx0, bx1 = 90, W - 80
+        returned = sum(f >= 0 for f in roles.values())  # the bar of the tree returned for the budget
         best = min(range(len(costs)), key=lambda i: (costs[i][1] if costs[i][1] >= 0 else np.inf, i))
+        parts.append(text(10, bars_y - 10, f"best tree with at most 0-3 feature nodes (◂ returned for the budget: "
+                                           f"{self._returned(solver, roles)})", 12, fill=MUTED))
         for i, (label, cost) in enumerate(costs):
-            y = 56 + 26 * i
-            w = (x1 - x0) * max(cost, 0) / hi if np.isfinite(cost) else 0
+            y = bars_y + 26 * i
+            w = (bx1 - bx0) * max(cost, 0) / hi if np.isfinite(cost) else 0
             colour = HIGHLIGHT if i == best else BLUE
-            parts.append(text(10, y + 15, label, 13))
-            parts.append(f'<rect x="{x0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
+            parts.append(text(10, y + 15, label + (" ◂" if i == returned else ""), 13))
+            parts.append(f'<rect x="{bx0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
                          f'fill-opacity="{0.85 if i == best else 0.5}" />')
-            parts.append(text(x0 + max(w, 1) + 6, y + 15, fmt(cost) if cost >= 0 else "–", 12))
+            parts.append(text(bx0 + max(w, 1) + 6, y + 15, fmt(cost) if cost >= 0 else "–", 12))
         if np.isfinite(ub) and ub >= 0:
-            ux = x0 + (x1 - x0) * ub / hi
-            parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="52" y2="{56 + 26 * len(costs)}" stroke="{INK}" '
-                         f'stroke-dasharray="4 3" />')
-            parts.append(text(ux, 52 + 26 * len(costs) + 16, "UB", 12, "middle", MUTED))
-        parts.append(text(10, H - 8, f"solves so far: {modes[0]} from scratch, {modes[1]} incremental, "
-                                     f"{modes[2]} unchanged, {modes[3]} stumps", 12, fill=MUTED))
+            ux = bx0 + (bx1 - bx0) * ub / hi
+            parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="{bars_y - 4}" y2="{bars_y + 26 * len(costs)}" '
+                         f'stroke="{INK}" stroke-dasharray="4 3" />')
+            parts.append(text(ux, bars_y + 26 * len(costs) + 14, "UB", 12, "middle", MUTED))
+        parts.append(text(10, H - 24, f"table: {m} of the {n_active} features that split these rows (the returned "
+                                      f"tree's first)", 12, fill=MUTED))
+        parts.append(text(10, H - 8, f"solves so far: {modes[0]} from scratch, {modes[1]} incremental, {modes[2]} "
+                                     f"unchanged, {modes[3]} stumps", 12, fill=MUTED))
         parts.append("</svg>")
         return "".join(parts)
 
+    @staticmethod
+    def _returned(solver, roles):
+        if roles["root"] < 0:
+            return "the leaf"
+        kids = [f"{side} {solver_feature(solver, roles[side])}" for side in ("left", "right") if roles[side] >= 0]
+        return f"root {solver_feature(solver, roles['root'])}" + ("" if not kids else ", " + ", ".join(kids))
+
     def render(self, frame):
-        return panel(self.title, self.svg(frame), "misclassifications of the best tree with at most that many "
-                                                  "feature nodes (orange: the best within the budget)")
+        unit = "squared error" if getattr(frame.solver, "regression", False) else "misclassifications"
+        return panel(self.title, self.svg(frame), f"the frequency table of the call's rows (diagonal: single counts "
+                                                  f"FQ(f); above: pair counts) and the {unit} of the best tree with "
+                                                  f"at most 0-3 feature nodes")
