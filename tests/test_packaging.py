@@ -1,7 +1,10 @@
-"""The set-up files agree with each other: pyproject, environment.yml, Makefile, CI and README."""
+"""The set-up files agree with each other (pyproject, environment.yml, Makefile, CI and README), and the
+package's top-level names resolve."""
 import re
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,3 +55,18 @@ def test_readme_commands_exist_and_ci_runs_the_test_command():
         assert f"make {target}" in readme
         assert re.search(rf"^{target}:", makefile, re.M)
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_top_level_names_are_the_modules_objects_and_unknown_names_fail_clearly():
+    import importlib
+
+    import odtlab
+
+    for name in odtlab.__all__:
+        module = importlib.import_module(odtlab._EXPORTS[name])
+        assert getattr(odtlab, name) is getattr(module, name)
+    assert set(odtlab.__all__) <= set(dir(odtlab))
+    from odtlab import MurTreeClassifier, datasets  # a name and a submodule side by side
+    assert MurTreeClassifier.__module__ == "odtlab.solvers.murtree" and datasets.__name__ == "odtlab.datasets"
+    with pytest.raises(AttributeError, match="no attribute 'MurTree'"):
+        odtlab.MurTree
