@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from odtlab import cli, solvers
-from odtlab.experiments import Run, Store, grid, run_grid, run_key, split_indices
+from odtlab.experiments import Folds, Run, Store, grid, run_grid, run_key, split_indices
 from odtlab.experiments import execute as ex_execute
 from odtlab.experiments import published, reproduction, runner, tables
 from odtlab.experiments.runs import canonical_dataset, load_dataset, parse_dataset
@@ -98,6 +98,22 @@ def test_folds_are_stratified_shuffled_and_seeded():
     assert sorted(np.concatenate(tests)) == list(range(13)) and max(map(len, tests)) - min(map(len, tests)) <= 1
     train, test = split_indices(y, "all", 0, seed=0)
     assert test is None and len(train) == 100
+
+
+def test_folds_splitter_gives_the_runners_folds_to_scikit_learn():
+    from sklearn.model_selection import cross_val_score
+    from sklearn.tree import DecisionTreeClassifier
+
+    y = np.repeat([0, 1, 2], [50, 30, 20])
+    X = np.arange(100.0)[:, None]
+    splitter = Folds(5, seed=3)
+    for fold, (train, test) in enumerate(splitter.split(X, y)):
+        expected = split_indices(y, "cv5", fold, seed=3)
+        assert np.array_equal(train, expected[0]) and np.array_equal(test, expected[1])
+    assert splitter.get_n_splits() == 5
+    assert len(cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=splitter)) == 5
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        Folds(1)
 
 
 def test_dataset_modifiers_duplicate_rows_and_encode():

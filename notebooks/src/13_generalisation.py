@@ -42,8 +42,10 @@ from IPython.display import Image, display
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validate
 
 from odtlab import datasets
-from odtlab.experiments import published, reproduce, split_indices
+from odtlab.experiments import Folds, published, reproduce
 from odtlab.experiments.reproduction import MARKERS
+from odtlab.experiments.runs import load_dataset
+from odtlab.experiments.tables import BRANCHES_DATA
 from odtlab.solvers.branches import BranchesClassifier
 from odtlab.solvers.cart import CARTClassifier
 from odtlab.solvers.dpdt import DPDTClassifier
@@ -63,22 +65,7 @@ pd.set_option("display.max_rows", 200)
 warnings.filterwarnings("ignore", message="The least populated class")  # inner folds of small classes
 
 
-class Folds:
-    """The runner's split ``cvK`` with a seed, as a scikit-learn splitter (``cv=`` of cross_validate and
-    GridSearchCV): stratified and shuffled, the folds of ``odtlab reproduce`` and ``ex.grid(split="cv5")``."""
-
-    def __init__(self, k=5, seed=SEED):
-        self.k, self.seed = k, seed
-
-    def split(self, X, y, groups=None):
-        for fold in range(self.k):
-            yield split_indices(np.asarray(y), f"cv{self.k}", fold, self.seed)
-
-    def get_n_splits(self, X=None, y=None, groups=None):
-        return self.k
-
-
-FOLDS = Folds()
+FOLDS = Folds(5, SEED)  # the runner's folds (split "cv5") as a scikit-learn splitter
 
 
 def show(fig):
@@ -138,10 +125,11 @@ def pm(values, digits=3):
 # %% [markdown]
 # ## 1. The folds
 #
-# `split_indices(y, "cv5", fold, seed)` is the runner's fold function. When every class has at least five
-# rows it is exactly scikit-learn's `StratifiedKFold(5, shuffle=True, random_state=seed)`. When a class is
-# smaller (zoo has a class of 4 animals), scikit-learn would warn and give uneven folds. The runner instead
-# deals each class's shuffled rows to the folds in turn.
+# `Folds(5, seed)` (from `odtlab.experiments`) hands the runner's split `"cv5"` to scikit-learn's `cv=`.
+# When every class has at least five rows it is exactly scikit-learn's
+# `StratifiedKFold(5, shuffle=True, random_state=seed)`. When a class is smaller (zoo has a class of 4
+# animals), scikit-learn would warn and give uneven folds. The runner instead deals each class's shuffled
+# rows to the folds in turn.
 #
 # Shuffling matters. The Branches brief (§5.6, F.2 remarks) suspects that the paper's folds were cut in
 # file order. On sorted data that gives below-chance test accuracy, as in the paper's balance row: 0.373
@@ -268,11 +256,6 @@ assert ours.loc[("monk1-l", "Branches test acc"), "ours"] == 1.0
 # candidates. All the solvers are scikit-learn estimators, so `cross_validate` runs them unchanged.
 
 # %%
-BR_DATA = {"monk1-l": "branches/monk1-l", "monk1-f": "branches/monk1-f", "monk2-f": "branches/monk2-f",
-           "monk3-f": "branches/monk3-f", "zoo": "branches/zoo-f",
-           "monk2-l": "branches/monk2-o[encoding=one-hot-last]", "monk3-l": "branches/monk3-o[encoding=one-hot-last]",
-           "tic-tac-toe": "branches/tic-tac-toe-f", "car-eval": "branches/car-eval-f",
-           "balance": "branches/balance-f", "mushroom": "branches/mushroom-f"}
 BR_SETS = ["monk1-l", "monk1-f", "monk2-f", "monk3-f", "zoo"]
 MT_SETS = ["hepatitis", "lymph", "heart-cleveland", "primary-tumor", "vote", "breast-wisconsin"]
 MT_DEPTHS = [1, 2, 3, 4]
@@ -287,15 +270,9 @@ if not QUICK:
     QB_DEPTHS, DPDT_DEPTHS = [2, 3], [3, 4, 5]
 
 
-def load(spec):
-    """A data set by its runner spec (``name[key=value]``)."""
-    name, _, mods = spec.partition("[")
-    return datasets.load(name, **dict(kv.split("=") for kv in mods.rstrip("]").split(",") if kv))
-
-
 def branches_vs_cart(label):
     """Branches at the paper's lambda, then in each fold a best-first CART with as many splits."""
-    data, lam = load(BR_DATA[label]), lam_of[label]
+    data, lam = load_dataset(BRANCHES_DATA[label]), lam_of[label]
     br = evaluate(BranchesClassifier(lam=lam, time_limit=BRANCHES_LIMIT), data, family="Branches", data=label,
                   method="optimal", budget=f"λ={lam:g}")
     carts = []
@@ -314,7 +291,7 @@ def branches_vs_cart(label):
 
 def depth_vs_cart(family, make, spec, depth):
     """An optimal solver at a depth against CART at the same depth."""
-    data, label = load(spec), spec.split("/")[-1]
+    data, label = load_dataset(spec), spec.split("/")[-1]
     opt = evaluate(make(depth), data, family=family, data=label, method="optimal", budget=f"depth {depth}")
     cart = evaluate(CARTClassifier(max_depth=depth), data, family=family, data=label, method="CART",
                     budget=f"depth {depth}")
@@ -559,7 +536,7 @@ def lambda_grid(spec, cv=FOLDS):
     """Branches over the lambda grid, 5 folds: scikit-learn's cv_results_ (train and test scores per fold)."""
     search = GridSearchCV(BranchesClassifier(time_limit=BRANCHES_LIMIT), {"lam": LAMBDAS}, cv=cv, scoring=SCORING,
                           refit=False, return_train_score=True, n_jobs=N_JOBS)
-    data = load(spec)
+    data = load_dataset(spec)
     return search.fit(data.X, data.y).cv_results_
 
 
@@ -675,9 +652,9 @@ def nested(name):
     hot = datasets.load(f"branches/{name}", encoding="one-hot")
     chosen_scoring = {"accuracy": "accuracy", "lam": lambda g, X, y: g.best_params_["lam"],
                       "splits": lambda g, X, y: g.best_estimator_.tree_.splits}
-    br = cross_validate(GridSearchCV(BranchesClassifier(time_limit=BRANCHES_LIMIT), {"lam": LAMBDAS}, cv=Folds()),
+    br = cross_validate(GridSearchCV(BranchesClassifier(time_limit=BRANCHES_LIMIT), {"lam": LAMBDAS}, cv=FOLDS),
                         data.X, data.y, cv=FOLDS, scoring=chosen_scoring, n_jobs=N_JOBS)
-    cart = cross_validate(GridSearchCV(CARTClassifier(), {"ccp_alpha": LAMBDAS + [0.0]}, cv=Folds()),
+    cart = cross_validate(GridSearchCV(CARTClassifier(), {"ccp_alpha": LAMBDAS + [0.0]}, cv=FOLDS),
                           hot.X, hot.y, cv=FOLDS, n_jobs=N_JOBS)
     chosen = [float(v) for v in br["test_lam"]]
     # the outer fold's tree is the fit of 5.1 at the chosen lambda: same rows, deterministic solver

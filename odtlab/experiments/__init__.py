@@ -27,7 +27,7 @@ or ``odtlab reproduce branches-table2 --quick`` / ``odtlab reproduce --list`` on
 """
 from odtlab.experiments.reproduction import list_tables, reproduce
 from odtlab.experiments.runner import run_grid
-from odtlab.experiments.runs import Run, grid, run_key, split_indices
+from odtlab.experiments.runs import Folds, Run, grid, run_key, split_indices
 from odtlab.experiments.store import Store
 
-__all__ = ["Run", "grid", "run_key", "split_indices", "run_grid", "Store", "reproduce", "list_tables"]
+__all__ = ["Run", "Folds", "grid", "run_key", "split_indices", "run_grid", "Store", "reproduce", "list_tables"]

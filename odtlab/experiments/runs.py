@@ -231,6 +231,23 @@ def split_indices(y, split, fold, seed, task="classification"):
     return np.sort(train), np.sort(test)
 
 
+class Folds:
+    """The runner's split ``"cvK"`` with a seed as a scikit-learn splitter (``cv=`` of ``cross_validate`` and
+    ``GridSearchCV``): fold ``i`` is ``split_indices(y, f"cv{k}", i, seed, task)``, so scikit-learn's model
+    selection and ``odtlab reproduce`` score the same rows."""
+
+    def __init__(self, k=5, seed=0, task="classification"):
+        split_folds(f"cv{k}")  # a clear error for k < 2
+        self.k, self.seed, self.task = k, seed, task
+
+    def split(self, X, y, groups=None):
+        for fold in range(self.k):
+            yield split_indices(np.asarray(y), f"cv{self.k}", fold, self.seed, self.task)
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return self.k
+
+
 class _RoundRobinStratified:
     """Stratified K-fold for classes smaller than K: each class's shuffled rows are dealt to the folds in
     turn, continuing from where the previous class stopped, so the folds differ in size by at most one."""

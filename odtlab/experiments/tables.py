@@ -145,7 +145,8 @@ def _cells(prefix, row_dict, skip=("dataset", "name", "Name")):
 
 # -- Branches -------------------------------------------------------------------------------------
 
-_BR_DATA = {
+# The data set of each label of the Branches tables (runner specs: name[key=value]).
+BRANCHES_DATA = {
     "monk1-l": "branches/monk1-l", "monk1-f": "branches/monk1-f", "monk1-o": "branches/monk1-o",
     "monk2-l": "branches/monk2-o[encoding=one-hot-last]", "monk2-f": "branches/monk2-f",
     "monk2-o": "branches/monk2-o",
@@ -173,6 +174,10 @@ _BR_NOTES = [
 _BR_BINARY = ["monk1-l", "monk1-f", "monk2-l", "monk2-f", "monk3-l", "monk3-f", "tic-tac-toe", "car-eval",
               "nursery", "mushroom", "kr-vs-kp", "zoo", "lymph", "balance"]
 LAMBDAS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1)
+# Memory per Branches-table run: Branches stops at it with its incumbent and gap; a peer (STreeD took 8.5 GB
+# on car-eval in branches-cv) is ended by the watchdog at twice it (odtlab.experiments.execute), so two
+# workers stay within a 24 GB machine.
+BRANCHES_MEMORY = 4 * 2**30
 
 
 def _lam(label):
@@ -181,7 +186,7 @@ def _lam(label):
 
 def _br_row(spec_name, label, runs, paper, lam=None):
     lam = _lam(label) if lam is None else lam
-    return Row(label, _BR_DATA.get(label), runs, paper, {"lam": lam},
+    return Row(label, BRANCHES_DATA.get(label), runs, paper, {"lam": lam},
                note=pub.ERRATA.get((spec_name, label), ""), unavailable=_BR_UNAVAILABLE.get(label, ""),
                no_check=pub.NO_CHECK.get(label, ""))
 
@@ -213,7 +218,7 @@ def _branches_table2():
              "nursery-o", "mushroom-o", "zoo-o", "balance-o"]
     return TableSpec("branches-table2", "Branches, Table 2: H_lambda, iterations and time",
                      "Chaouki, Read, Bifet (V-late), Table 2 and Table 5; briefs/branches.md 5.2-5.3",
-                     rows, columns, quick, time_limit=300,
+                     rows, columns, quick, time_limit=300, memory_limit=BRANCHES_MEMORY,
                      notes=_BR_NOTES + ["Iterations differ from the paper's within tie-breaking (briefs/branches.md "
                                         "5.8); the paper's time ratio uses CART's time from its Table 3."])
 
@@ -241,7 +246,7 @@ def _branches_table3():
     quick = ["monk1-l", "monk1-f", "monk3-l", "monk3-f", "zoo"]
     return TableSpec("branches-table3", "Branches, Table 3: H_lambda against CART and STreeD",
                      "Chaouki, Read, Bifet (V-late), Table 3; briefs/branches.md 5.4", rows, columns, quick,
-                     time_limit=300,
+                     time_limit=300, memory_limit=BRANCHES_MEMORY,
                      notes=_BR_NOTES + ["CART: scikit-learn's DecisionTreeClassifier with default settings (the "
                                         "paper does not give its settings), so its H_lambda is information only.",
                                         "STreeD: pystreed 1.4, cost-complex-accuracy with cost_complexity = lambda "
@@ -270,7 +275,7 @@ def _branches_cv():
                     Column(f"{title} splits", alg, "splits", f"{alg} splits", digits=1)]
     return TableSpec("branches-cv", "Branches, F.2 (Tables 7, 9, 10): 5-fold cross-validation",
                      "Chaouki, Read, Bifet (V-late), Appendix F.2; briefs/branches.md 5.6", rows, columns,
-                     ["monk1-l", "monk3-f", "zoo"], time_limit=300,
+                     ["monk1-l", "monk3-f", "zoo"], time_limit=300, memory_limit=BRANCHES_MEMORY,
                      notes=_BR_NOTES + ["Folds: stratified, shuffled 5-fold with seed 0 (the paper's folds were "
                                         "probably neither: briefs/branches.md pitfall 18), so no cell is scored; "
                                         "mean ± std over the folds."])
@@ -286,7 +291,7 @@ def _branches_lambda(cv):
             if not cv:
                 runs["streed"] = _streed(lam)
             rows.append(_br_row(name, f"{label} lambda={lam:g}", runs, {}, lam=lam))
-            rows[-1].dataset = _BR_DATA.get(label)
+            rows[-1].dataset = BRANCHES_DATA.get(label)
             rows[-1].unavailable = _BR_UNAVAILABLE.get(label, "")
     columns = [Column("H_lambda", "branches", h_lambda), Column("train acc", "branches", "train_accuracy"),
                Column("splits", "branches", "splits", digits=1),
@@ -303,7 +308,7 @@ def _branches_lambda(cv):
         title, source = ("Branches, F.3: dependence on lambda", "Appendix F.3, Figs 7-11 (no numbers in the text)")
     quick = [f"monk1-l lambda={lam:g}" for lam in LAMBDAS] + [f"monk3-f lambda={lam:g}" for lam in LAMBDAS]
     return TableSpec(name, title, f"Chaouki, Read, Bifet (V-late), {source}; briefs/branches.md 5.7", rows,
-                     columns, quick if not cv else quick[:len(LAMBDAS)], time_limit=300,
+                     columns, quick if not cv else quick[:len(LAMBDAS)], time_limit=300, memory_limit=BRANCHES_MEMORY,
                      figure=None if cv else _lambda_figure,
                      notes=_BR_NOTES[:1] + [f"The paper's lambda grid is not given; odtlab uses {LAMBDAS}. The "
                                             "figures' images are not in the text, so there is nothing to compare "
