@@ -364,6 +364,17 @@ def _probe_step(gap, tie):
     return impl.py_func
 
 
+@njit(inline="always")
+def open_plain_query(ccost, regc, tie, probe):
+    """Set the UB of a plain root query: a strict improvement on the best tree known (its cost - tie); with
+    ``probe`` (bound probing at the full query), at most the root's lower bound plus the first probe step."""
+    regc[RC_UB] = ccost[CC_G_MISS] - tie
+    if probe:
+        ccost[CC_Q_COST] = probe_step(ccost[CC_G_MISS] - ccost[CC_LOWER], tie)
+        regc[RC_UB] = min(regc[RC_UB], ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
+        ccost[CC_PROBE_UB] = regc[RC_UB]
+
+
 @njit
 def heap_clear(arr, off, pos, depth):
     """Set the heap subtree rooted at ``pos`` (``depth`` levels) of ``arr[off:]`` to leaves (-1)."""
@@ -1229,11 +1240,7 @@ def make_kernel(level, regression=False):
                 qn = min(NN, (1 << q) - 1)
                 qd = min(q, qn)
                 counters[C_Q_DEPTH] = q
-                regc[RC_UB] = ccost[CC_G_MISS] - tie
-                if probing and qd == D and qn == NN:
-                    ccost[CC_Q_COST] = probe_step(ccost[CC_G_MISS] - ccost[CC_LOWER], tie)
-                    regc[RC_UB] = min(regc[RC_UB], ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
-                    ccost[CC_PROBE_UB] = regc[RC_UB]
+                open_plain_query(ccost, regc, tie, probing and qd == D and qn == NN)
             elif mode == MODE_SPARSE:
                 qn = 1
                 qd = 1
@@ -1509,11 +1516,7 @@ def make_kernel(level, regression=False):
                                 qn = nq
                                 qd = min(q, nq)
                                 counters[C_Q_DEPTH] = q
-                                regc[RC_UB] = ccost[CC_G_MISS] - tie
-                                if probing and qd == D and qn == NN:
-                                    ccost[CC_Q_COST] = probe_step(ccost[CC_G_MISS] - ccost[CC_LOWER], tie)
-                                    regc[RC_UB] = min(regc[RC_UB], ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
-                                    ccost[CC_PROBE_UB] = regc[RC_UB]
+                                open_plain_query(ccost, regc, tie, probing and qd == D and qn == NN)
                                 break
                     elif mode == MODE_SPARSE:
                         qd = min(D, qn + 1)
