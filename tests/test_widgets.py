@@ -4,6 +4,7 @@ Every expected value comes from an independent search over the same data (the tr
 same number of iterations), never from the widgets themselves. PNG renders of every drawing view go to
 a temporary folder (and to $ODTLAB_DOCS_IMG, e.g. docs/img, when set).
 """
+import html
 import json
 import re
 from pathlib import Path
@@ -87,6 +88,7 @@ def test_step_shows_each_event_with_its_caption_tree_and_bounds(iris):
             lower, upper = ref.solver.bounds()
             plot = view_of(player, BoundPlot).value
             assert upper_of(plot) == upper and lower_of(plot) == lower
+            assert f"gap {fmt(upper - lower, 4)}<" in plot
 
 
 def test_highlighted_node_is_the_split_node_of_the_event(iris):
@@ -296,6 +298,9 @@ def test_static_player_precomputes_frames_linked_in_the_browser(iris, tmp_path):
              for link in static.links}
     assert (static.slider.model_id, "value", static.stack.model_id, "selected_index") in pairs
     assert (static.play.model_id, "value", static.slider.model_id, "value") in pairs
+    live = {(link.source[0].model_id, link.source[1], link.target[0].model_id, link.target[1]) for link in player.links}
+    assert live == {(player.play.model_id, "value", player.slider.model_id, "value"),
+                    (player.speed.model_id, "value", player.play.model_id, "interval")}  # Play and its speed
     last = static.stack.children[-1].value
     assert "search finished" in last and "<svg" in last
     path = player.to_html(tmp_path / "cart.html", max_frames=5)
@@ -333,7 +338,21 @@ def test_bad_arguments_raise_clear_errors(iris):
 
 
 # -- pictures -----------------------------------------------------------------------------------------------
+def assert_legible(svg):
+    """Every colour of a drawing is an Okabe-Ito colour, a grey, or the one light tint of the palette's orange;
+    no text is smaller than 11 px (legible at 125 % zoom)."""
+    from odtlab.widgets.svg import PALETTE, TINT
+
+    for colour in set(re.findall(r'#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?\b', svg)):
+        rgb = colour[1:] if len(colour) == 7 else "".join(c * 2 for c in colour[1:])
+        grey = rgb[0:2].upper() == rgb[2:4].upper() == rgb[4:6].upper()
+        assert grey or colour.upper() in PALETTE + (TINT,), colour
+    sizes = [float(s) for s in re.findall(r'font-size="([\d.]+)"', svg)]
+    assert sizes and min(sizes) >= 11, min(sizes)
+
+
 def write_png(svg, path):
+    assert_legible(svg)
     cairosvg = pytest.importorskip("cairosvg")
     cairosvg.svg2png(bytestring=svg.encode(), write_to=str(path), scale=1.25)
     from PIL import Image
@@ -490,6 +509,87 @@ def test_murtree_bounds_recursion_and_depth_two_panel(binary_data):
     assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
 
 
+def svg_texts(svg):
+    return [html.unescape(t) for t in re.findall(r"<text [^>]*>([^<]*)</text>", svg)]
+
+
+def branch_rows(texts, X):
+    """The rows of ``X`` in the branch the depth-two panel names ("branch: x2 = 1 ∧ x5 = 0", or "none ...")."""
+    branch = next(t for t in texts if t.startswith("branch: "))[len("branch: "):]
+    rows = np.ones(len(X), dtype=bool)
+    if not branch.startswith("none"):
+        for literal in branch.split(" ∧ "):
+            name, value = literal.split(" = ")
+            rows &= X[:, int(name[1:])] == int(value)
+    return rows
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_murtree_frequency_table_counts_the_rows_of_the_branch(binary_data, depth):
+    """The depth-two panel's class totals and the root feature's single counts, against the original data
+    selected by the branch the panel names."""
+    from odtlab.solvers.murtree import MurTreeClassifier
+    from odtlab.widgets.murtree import DepthTwoPanel
+
+    X, y = binary_data
+    player = explore(MurTreeClassifier(max_depth=depth), X, y)
+    checked = 0
+    for event in last_event_frames(player, ("DepthTwoSolve",)):
+        texts = svg_texts(DepthTwoPanel().svg(player.frame))
+        rows = branch_rows(texts, X)
+        totals = next(t for t in texts if t.startswith("rows per class in D: "))
+        assert totals.split(": ")[1] == "/".join(map(str, np.bincount(y[rows], minlength=2)))
+        head = texts[0]
+        assert f"{int(event.n_rows)} rows" in head and (f"(weight {rows.sum()})" in head
+                                                         or int(event.n_rows) == rows.sum())
+        if int(event.root) >= 0:  # the root feature's row: its label, the column header, then FQ(f)
+            i = next(i for i, t in enumerate(texts) if "(root" in t)
+            j = int(texts[i].split(" ")[0][1:])
+            single = {"/".join(map(str, np.bincount(y[rows & (X[:, j] == v)], minlength=2))) for v in (0, 1)}
+            assert texts[i + 2] in single
+        checked += 1
+    assert checked >= (1 if depth == 2 else 5)
+
+
+def test_murtree_regression_table_shows_the_sums_of_the_branch(binary_data, tmp_path):
+    """For regression the table holds W, S = sum w y and Q = sum w y^2 (targets centred on their mean)."""
+    from odtlab.solvers.murtree import MurTreeRegressor
+    from odtlab.widgets.murtree import DepthTwoPanel
+
+    X, _ = binary_data
+    target = 2.0 * X[:, 0] - 1.5 * X[:, 1] * X[:, 2] + np.linspace(-0.3, 0.3, len(X))
+    player = explore(MurTreeRegressor(max_depth=3), X, target)
+    checked = 0
+    for _ in last_event_frames(player, ("DepthTwoSolve",)):
+        svg = DepthTwoPanel().svg(player.frame)
+        texts = svg_texts(svg)
+        rows = branch_rows(texts, X)
+        y = target[rows] - target.mean()
+        sums = next(t for t in texts if t.startswith("the rows' sums")).split(": ")[1]
+        assert sums == " / ".join(fmt(v, 3) for v in (rows.sum(), y.sum(), (y * y).sum()))
+        checked += 1
+    assert checked >= 3
+    write_png(svg, tmp_path / "murtree_regression_panel.png")
+
+
+def test_murtree_graph_shows_cache_hits_and_prunes(binary_data):
+    from odtlab.solvers.murtree import MurTreeClassifier
+
+    X, y = binary_data
+    player = explore(MurTreeClassifier(max_depth=4), X, y)
+    seen = set()
+    for event in last_event_frames(player, ("CacheHit", "LowerBoundPrune")):
+        graph = player.views[1].svg(player.frame)
+        current = re.search(r'<g id="call-\d+" class="current">.*?</g>', graph).group(0)
+        if event.name == "CacheHit":
+            assert f"cache hit: {fmt(event.cost)}" in current and f"|D|={int(event.n_rows)}" in current
+        else:
+            assert "pruned: " in current
+        seen.add(event.name)
+    assert seen == {"CacheHit", "LowerBoundPrune"}
+    assert re.search(r"\d+ calls so far: [1-9]\d* cache hits, [1-9]\d* pruned", graph)
+
+
 def test_quantbnb_bounds_tree_and_alive_intervals(iris):
     from odtlab.solvers.quantbnb import QuantBnBClassifier
     from odtlab.widgets.quantbnb import IntervalsPanel
@@ -514,6 +614,27 @@ def test_quantbnb_bounds_tree_and_alive_intervals(iris):
     player.goto(player.recording.n)
     assert TreeView().tree_frame(player.frame).tree.to_text() == player.search.solver.incumbent().to_text()
     assert upper_of(view_of(player, BoundPlot).value) == player.search.solver.bounds()[1]
+
+
+def test_quantbnb_panel_names_the_eliminated_child_features(iris):
+    from odtlab.solvers.quantbnb import QuantBnBClassifier
+    from odtlab.widgets.quantbnb import IntervalsPanel
+
+    X, y = iris
+    player = explore(QuantBnBClassifier(max_depth=2), X, y)
+    checked = 0
+    for event in last_event_frames(player, ("FeatureEliminated",)):
+        texts = svg_texts(IntervalsPanel(width=900).svg(player.frame))
+        slice_rows = [i for i, t in enumerate(texts) if t == str(int(event.j))]
+        row = texts[slice_rows[-1]:slice_rows[-1] + 4]
+        if row[2].endswith("pruned"):
+            assert row[3] == "all (slice pruned)"
+            continue
+        left, right = row[3].split(" | ")
+        side = left if int(event.side) == 0 else right
+        assert X.columns[int(event.child_feature)] in side.split(", ")
+        checked += 1
+    assert checked >= 3
 
 
 def test_quantbnb_alive_intervals_leave_out_slices_never_pushed():
@@ -564,16 +685,19 @@ def test_every_algorithm_view_renders_to_png(iris_named, binary_data, picture_fo
     rng = np.random.default_rng(3)
     Xc = pd.DataFrame(rng.integers(0, 3, size=(60, 4)), columns=["colour", "size", "shape", "weight"])
     yc = (Xc["colour"] == Xc["size"]).astype(int) ^ (rng.random(60) < 0.1)
-    cases = {
-        "branches": (BranchesClassifier(lam=0.01), Xc, yc, 0.4),
-        "murtree": (MurTreeClassifier(max_depth=3), *binary_data, 0.35),
-        "quantbnb": (QuantBnBClassifier(max_depth=2), *iris_named, 0.1),
-        "dpdt": (DPDTClassifier(max_depth=2, candidates=(3, 2)), *iris_named, 0.6),
+    cases = {  # the frame: the first event of the kind named at or after that fraction of the search
+        "branches": (BranchesClassifier(lam=0.01), Xc, yc, 0.4, None),
+        "murtree": (MurTreeClassifier(max_depth=4), *binary_data, 0.3, "CacheHit"),
+        "quantbnb": (QuantBnBClassifier(max_depth=2), *iris_named, 0.1, None),
+        "dpdt": (DPDTClassifier(max_depth=2, candidates=(3, 2)), *iris_named, 0.62, "StateSolved"),
     }
-    for name, (est, X, y, where) in cases.items():
+    for name, (est, X, y, where, kind) in cases.items():
         player = explore(est, X, y)
         player.run_to_end()
-        player.goto(int(where * player.recording.n))
+        k = int(where * player.recording.n)
+        if kind is not None:
+            k = next(i + 1 for i in range(k, player.recording.n) if player.recording.event(i).name == kind)
+        player.goto(k)
         for view in player.views:
             svg = view.svg(player.frame) if hasattr(view, "svg") else None
             if svg is None:

@@ -18,7 +18,8 @@ import numpy as np
 
 from odtlab.widgets.recording import F0, F1, FEATURE, FLAGS, I0, I1, KIND, LOWER, NODE, PARENT, UPPER, VALUE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
-from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, escape, fmt, svg_open, text
+from odtlab.widgets.svg import (GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, bar_rows, escape, fmt, legend, panel,
+                                svg_open, text)
 from odtlab.widgets.trees import window
 from odtlab.widgets.views import View
 
@@ -283,7 +284,10 @@ def _status(info):
     return "visited" if info.expanded else "evaluated"
 
 
-@register_graph(ALGORITHM)
+@register_graph(ALGORITHM, title="Branches: AND/OR graph (best partial solution)",
+                note="OR nodes are branches (stop, or choose a split); AND nodes are splits (every child must be "
+                     "solved). Each visited branch shows its split with the highest Q, as Selection follows it; "
+                     "orange: this iteration's path, thick: the current branch; ⋯: more below.")
 def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
     """SVG of Branches' best partial solution graph at the frame (see the module docstring)."""
     solver = frame.solver
@@ -366,21 +370,10 @@ def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
                      f'fill="{fill}" fill-opacity="{opacity}" stroke="{stroke}" stroke-width="{sw}" />'
                      + text(x, y + 17, last[:17], 13, "middle", weight="bold")
                      + text(x, y + 34, value + cut, 12, "middle") + "</g>")
-    ly = H - 18
-    lx = pad
-    for name, (fill, opacity, label) in STATUS.items():
-        parts.append(f'<rect x="{lx}" y="{ly - 12}" width="16" height="14" rx="3" fill="{fill}" '
-                     f'fill-opacity="{opacity}" stroke="#333" />')
-        parts.append(text(lx + 21, ly, label, 12))
-        lx += 32 + 6.6 * len(label)
+    parts.append(legend([(label, {"fill": fill, "opacity": opacity}) for fill, opacity, label in STATUS.values()],
+                        pad, H - 18))
     parts.append("</svg>")
     return "".join(parts)
-
-
-and_or_graph.title = "Branches: AND/OR graph (best partial solution)"
-and_or_graph.note = ("OR nodes are branches (stop, or choose a split); AND nodes are splits (every child must be "
-                     "solved). Each visited branch shows its split with the highest Q, as Selection follows it; "
-                     "orange: this iteration's path, thick: the current branch; ⋯: more below.")
 
 
 # -- the Q panel ---------------------------------------------------------------------------------------------
@@ -407,6 +400,8 @@ class QValuePanel(View):
             rows.append((f"split {solver.feature_name(f)}", state.Q[(key, f)], f))
         W = self.width
         status = STATUS[_status(info)][2] if info is not None else "not evaluated yet"
+        if info is not None and not info.expanded and state.scored.get(key):
+            status = "being expanded"
         head = f"Branch {branch_label(solver, key)}"
         sub = (f"{status}; R = {fmt(info.R, 5)}, G = {fmt(info.G, 5)}" if info is not None else status)
         shown = rows[:self.max_rows]
@@ -419,25 +414,17 @@ class QValuePanel(View):
             values = np.array([v for _, v, _ in shown], dtype=np.float64)
             lo = min(0.0, float(np.nanmin(values)))
             hi = float(np.nanmax(values))
-            span = hi - lo if hi > lo else 1.0
-            x0, x1 = 130, W - 70
             best = int(np.nanargmax(values))
-            for r, (label, value, f) in enumerate(shown):
-                y = 54 + 26 * r
-                top_split = info is not None and f >= 0 and f == info.top
-                colour = HIGHLIGHT if r == best else (GREY if f < 0 else SKY)
-                w = (x1 - x0) * (value - lo) / span if np.isfinite(value) else 0
-                parts.append(text(10, y + 15, label[:18], 13, weight="bold" if top_split else "normal"))
-                parts.append(f'<rect x="{x0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
-                             f'fill-opacity="{0.9 if r == best else 0.6}" />')
-                parts.append(text(x0 + max(w, 1) + 6, y + 15, fmt(value, 5), 12))
+            parts.append(bar_rows([(label, value - lo, HIGHLIGHT if r == best else (GREY if f < 0 else SKY),
+                                    0.9 if r == best else 0.6, fmt(value, 5),
+                                    info is not None and f >= 0 and f == info.top)
+                                   for r, (label, value, f) in enumerate(shown)],
+                                  130, W - 70, 54, hi - lo if hi > lo else 1.0))
             if len(rows) > len(shown):
                 parts.append(text(10, H - 6, f"… {len(rows) - len(shown)} more splits", 12, fill=MUTED))
         parts.append("</svg>")
         return "".join(parts)
 
     def render(self, frame):
-        from odtlab.widgets.svg import panel
-
         return panel(self.title, self.svg(frame), "H(l): accuracy of a leaf at l; Q(l, i) = −λ + Σ R(children) "
                                                    "(Eqs. 5–6); bold: the top of the branch's heap")

@@ -12,7 +12,7 @@ from odtlab.core import cart as kernels
 from odtlab.core import events as core
 from odtlab.tree import THRESHOLD
 from odtlab.widgets.registry import Adapter, register_adapter, register_panel
-from odtlab.widgets.svg import MUTED, PALETTE, fmt, panel, svg_open, text
+from odtlab.widgets.svg import MUTED, PALETTE, fmt, legend, panel, svg_open, text
 from odtlab.widgets.trees import tree_frame
 from odtlab.widgets.views import View
 
@@ -208,12 +208,8 @@ class CARTPanel(View):
                 means = ", ".join(fmt(m) for m in np.atleast_1d(value))
                 parts.append(text(x0, y + 16, f"mean {means}, n = {fmt(weight)}", 13))
         if s.task == "classification" and classes:
-            y = H - 10
-            x = x0
-            for c, name in enumerate(classes[:8]):
-                parts.append(f'<rect x="{x}" y="{y - 11}" width="12" height="12" fill="{PALETTE[c % len(PALETTE)]}" />')
-                parts.append(text(x + 16, y, name[:18], 12))
-                x += 30 + 7.5 * min(len(name), 18)
+            parts.append(legend([(name[:18], {"fill": PALETTE[c % len(PALETTE)], "stroke": "none"})
+                                 for c, name in enumerate(classes[:8])], x0, H - 10))
         parts.append("</svg>")
         return "".join(parts)
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from odtlab.widgets.recording import DEPTH, F0, FEATURE, FLAGS, I0, I1, I2, KIND, NODE, PARENT, VALUE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
-from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, MUTED, SKY, fmt, panel, svg_open, text
+from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, MUTED, SKY, TINT, bar_rows, fmt, legend, panel, svg_open, text
 from odtlab.widgets.views import View
 
 ALGORITHM = "dpdt"
@@ -31,7 +31,7 @@ class DPDTAdapter(Adapter):
     """Snapshot bounds and trees (the current policy's tree and its L_alpha after every kernel call)."""
 
     algorithm = ALGORITHM
-    bound_labels = ("L_α of the current policy", "lower bound (trivial 0; exhaustive: certified at the end)")
+    bound_labels = ("L_α of the current policy", "lower bound (0; exhaustive: certified when done)")
     tree_title = "Tree of the current policy"
     generic_kinds = ()
 
@@ -126,7 +126,10 @@ def _actions(mdp, s, solver):
     return out
 
 
-@register_graph(ALGORITHM)
+@register_graph(ALGORITHM, title="DPDT: the MDP (states, actions, Q-values)",
+                note="Each row is a state on the path from the root to the current state, with its actions: leaf, "
+                     "or a candidate split; Q(s, a) = −α + p_l V(s_l) + p_r V(s_r) (Algorithm 1), values are "
+                     "negative losses.")
 def mdp_graph(frame, box_w=150, row_h=96):
     """SVG: the states from the root to the current one, each with its actions and their Q-values."""
     solver = frame.solver
@@ -141,7 +144,7 @@ def mdp_graph(frame, box_w=150, row_h=96):
     if not path and 0 in mdp.states:
         path = [0]
     W = 900
-    H = 30 + max(len(path), 1) * row_h + 30
+    H = 30 + (max(len(path), 1) - 1) * row_h + 46 + 44
     parts = [svg_open(W, H, states=len(mdp.states), current=-1 if mdp.current is None else mdp.current)]
     parts.append(text(10, 18, f"{len(mdp.states)} states, {len(mdp.cands)} candidate splits built; "
                               f"{sum(st['solved'] for st in mdp.states.values())} states solved", 13))
@@ -170,7 +173,7 @@ def mdp_graph(frame, box_w=150, row_h=96):
             if x == 10 + box_w + 16:
                 parts.append(f'<line x1="{10 + box_w}" y1="{y + 23}" x2="{x}" y2="{y + 23}" stroke="#BBB" />')
             parts.append(f'<g class="action{" chosen" if chosen else ""}"><rect x="{x:.1f}" y="{y + 11}" '
-                         f'width="{w:.1f}" height="24" rx="12" fill="{"#FFF3D6" if chosen else "#F4F4F4"}" '
+                         f'width="{w:.1f}" height="24" rx="12" fill="{TINT if chosen else "#F4F4F4"}" '
                          f'stroke="{colour}" stroke-width="{2.5 if on_path or chosen else 1}" />'
                          + text(x + w / 2, y + 28, pill, 12, "middle", weight="bold" if chosen else "normal") + "</g>")
             if on_path:
@@ -179,24 +182,13 @@ def mdp_graph(frame, box_w=150, row_h=96):
             x += w + 8
             if x > W - 120:
                 break
-    ly = H - 10
-    parts.append(f'<rect x="10" y="{ly - 11}" width="14" height="13" fill="{SKY}" fill-opacity="0.45" stroke="#333" />')
-    parts.append(text(28, ly, "expanded, unsolved", 12))
-    parts.append(f'<rect x="170" y="{ly - 11}" width="14" height="13" fill="{GREEN}" fill-opacity="0.45" stroke="#333" />')
-    parts.append(text(188, ly, "solved: V = max Q", 12))
-    parts.append(f'<rect x="330" y="{ly - 11}" width="24" height="13" rx="6" fill="#FFF3D6" stroke="#333" '
-                 f'stroke-width="2.5" />')
-    parts.append(text(360, ly, "best action so far", 12))
-    parts.append(f'<line x1="500" x2="530" y1="{ly - 4}" y2="{ly - 4}" stroke="{HIGHLIGHT}" stroke-width="2" />')
-    parts.append(text(536, ly, "path to the current state", 12))
+    parts.append(legend([("expanded, unsolved", {"fill": SKY, "opacity": 0.45}),
+                         ("solved: V = max Q", {"fill": GREEN, "opacity": 0.45}),
+                         ("best action so far", {"shape": "pill", "fill": TINT, "width": 2.5}),
+                         ("path to the current state", {"shape": "line", "stroke": HIGHLIGHT, "width": 2})],
+                        10, H - 12))
     parts.append("</svg>")
     return "".join(parts)
-
-
-mdp_graph.title = "DPDT: the MDP (states, actions, Q-values)"
-mdp_graph.note = ("Each row is a state on the path from the root to the current state, with its actions: leaf, "
-                  "or a candidate split; Q(s, a) = −α + p_l V(s_l) + p_r V(s_r) (Algorithm 1), values are "
-                  "negative losses.")
 
 
 @register_panel(ALGORITHM)
@@ -226,17 +218,11 @@ class ActionValuePanel(View):
         qs = np.array([q for _, q, _, _ in rows], dtype=np.float64)
         ok = np.isfinite(qs)
         worst = max(float(-qs[ok].min()), 1e-12) if ok.any() else 1.0
-        x0, x1 = 205, W - 80
-        for r, (label, q, c, chosen) in enumerate(rows):
-            y = 52 + 26 * r
-            parts.append(text(10, y + 15, label[:27], 12, weight="bold" if chosen else "normal"))
-            if np.isfinite(q):  # bar = the loss -Q: the shortest bar is the best action
-                w = (x1 - x0) * max(-q, 0.0) / worst
-                parts.append(f'<rect x="{x0}" y="{y}" width="{max(w, 2):.1f}" height="20" '
-                             f'fill="{HIGHLIGHT if chosen else SKY}" fill-opacity="{0.9 if chosen else 0.6}" />')
-                parts.append(text(x0 + max(w, 2) + 6, y + 15, f"Q = {fmt(q, 4)}", 12))
-            else:
-                parts.append(text(x0, y + 15, "not backed up yet", 12, fill=MUTED))
+        # bar = the loss -Q: the shortest bar is the best action
+        parts.append(bar_rows([(label, -q, HIGHLIGHT if chosen else SKY, 0.9 if chosen else 0.6,
+                                f"Q = {fmt(q, 4)}" if np.isfinite(q) else "not backed up yet", chosen)
+                               for label, q, _, chosen in rows], 205, W - 100, 52, worst, label_size=12,
+                              label_chars=27))
         parts.append("</svg>")
         return "".join(parts)
 

@@ -21,8 +21,8 @@ import numpy as np
 from odtlab.core import events as core
 from odtlab.widgets.recording import DEPTH, FEATURE, FLAGS, I0, I1, I2, KIND, LOWER, NODE, UPPER, VALUE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
-from odtlab.widgets.svg import (BLUE, GREEN, GREY, HIGHLIGHT, INK, MUTED, PURPLE, SKY, VERMILLION, fmt, panel,
-                                svg_open, text)
+from odtlab.widgets.svg import (BLUE, GREEN, GREY, HIGHLIGHT, INK, MUTED, PURPLE, SKY, VERMILLION, bar_rows, fmt,
+                                legend, panel, svg_open, text)
 from odtlab.widgets.views import View
 
 ALGORITHM = "murtree"
@@ -187,7 +187,9 @@ def solver_feature(solver, f):
     return names[j] if names is not None and 0 <= j < len(names) else f"x{j}"
 
 
-@register_graph(ALGORITHM)
+@register_graph(ALGORITHM, title="MurTree: the recursion of SolveSubtree (Algorithms 1–3)",
+                note="One row per open level: the open call (orange path) and the latest calls its parent made; "
+                     "|D| rows, d depth left, n node budget; thick: the call the last event is about.")
 def recursion_graph(frame, siblings=5, box_w=190, box_h=44, row_h=70):
     """SVG: one row per open recursion level; the open call (on the path) and the latest calls its parent
     made before it, newest on the right, coloured by outcome."""
@@ -233,19 +235,10 @@ def recursion_graph(frame, siblings=5, box_w=190, box_h=44, row_h=70):
                      f'fill="{fill}" fill-opacity="{opacity}" stroke="{stroke}" stroke-width="{sw}" />'
                      + text(x + box_w / 2, y + 17, l1, 12, "middle", weight="bold")
                      + text(x + box_w / 2, y + 34, l2[:30], 12, "middle") + "</g>")
-    lx, ly = 10, H - 14
-    for status, (fill, opacity, label) in STYLE.items():
-        parts.append(f'<rect x="{lx}" y="{ly - 11}" width="14" height="13" rx="3" fill="{fill}" '
-                     f'fill-opacity="{opacity}" stroke="#333" />')
-        parts.append(text(lx + 18, ly, label, 12))
-        lx += 28 + 6.6 * len(label)
+    parts.append(legend([(label, {"fill": fill, "opacity": opacity}) for fill, opacity, label in STYLE.values()],
+                        10, H - 14))
     parts.append("</svg>")
     return "".join(parts)
-
-
-recursion_graph.title = "MurTree: the recursion of SolveSubtree (Algorithms 1–3)"
-recursion_graph.note = ("One row per open level: the open call (orange path) and the latest calls its parent made; "
-                        "|D| rows, d depth left, n node budget; thick: the call the last event is about.")
 
 
 COUNT_MODES = {0: "from scratch", 1: "incrementally, from a stored counter (Prop. 7–8)", 2: "unchanged counts reused",
@@ -345,7 +338,9 @@ class DepthTwoPanel(View):
         rh = 34 if regression else 22  # row height of the table
         x0 = 150
         W = max(W, x0 + cw * m + 10)
-        lines = [(f"{'This' if current else 'Last'} solve: {int(r['i0'])} rows, depth {int(r['depth'])}, budget "
+        weight = float(totals[0] if regression else totals.sum())
+        size = f"{int(r['i0'])} rows" + (f" (weight {fmt(weight)})" if weight != int(r["i0"]) else "")
+        lines = [(f"{'This' if current else 'Last'} solve: {size}, depth {int(r['depth'])}, budget "
                   f"{budget}, UB {fmt(ub)}, LB {fmt(r['lower'])}", 14, INK, "bold"),
                  ("branch: " + (" ∧ ".join(literal_text(solver, f, s) for f, s in branch) or
                                 "none (the whole data set)"), 13, INK, "normal"),
@@ -385,7 +380,7 @@ class DepthTwoPanel(View):
                 if regression:
                     v = pairs[i, j]
                     parts.append(text(x + cw / 2, y + 14, f"W {fmt(v[0], 3)}", 11, "middle"))
-                    parts.append(text(x + cw / 2, y + 28, f"S {fmt(v[1:-1].sum(), 3)} · Q {fmt(v[-1], 3)}", 10,
+                    parts.append(text(x + cw / 2, y + 28, f"S {fmt(v[1:-1].sum(), 3)} · Q {fmt(v[-1], 3)}", 11,
                                       "middle"))
                 else:
                     parts.append(text(x + cw / 2, y + 15, _cell(pairs[i, j], regression), 11, "middle"))
@@ -397,19 +392,16 @@ class DepthTwoPanel(View):
         best = min(range(len(costs)), key=lambda i: (costs[i][1] if costs[i][1] >= 0 else np.inf, i))
         parts.append(text(10, bars_y - 10, f"best tree with at most 0-3 feature nodes (◂ returned for the budget: "
                                            f"{self._returned(solver, roles)})", 12, fill=MUTED))
-        for i, (label, cost) in enumerate(costs):
-            y = bars_y + 26 * i
-            w = (bx1 - bx0) * max(cost, 0) / hi if np.isfinite(cost) else 0
-            colour = HIGHLIGHT if i == best else BLUE
-            parts.append(text(10, y + 15, label + (" ◂" if i == returned else ""), 13))
-            parts.append(f'<rect x="{bx0}" y="{y}" width="{max(w, 1):.1f}" height="20" fill="{colour}" '
-                         f'fill-opacity="{0.85 if i == best else 0.5}" />')
-            parts.append(text(bx0 + max(w, 1) + 6, y + 15, fmt(cost) if cost >= 0 else "–", 12))
+        # the upper bound first, so the bars and their values are drawn over it
         if np.isfinite(ub) and ub >= 0:
             ux = bx0 + (bx1 - bx0) * ub / hi
             parts.append(f'<line x1="{ux:.1f}" x2="{ux:.1f}" y1="{bars_y - 4}" y2="{bars_y + 26 * len(costs)}" '
                          f'stroke="{INK}" stroke-dasharray="4 3" />')
             parts.append(text(ux, bars_y + 26 * len(costs) + 14, "UB", 12, "middle", MUTED))
+        parts.append(bar_rows([(label + (" ◂" if i == returned else ""), cost if cost >= 0 else np.nan,
+                                HIGHLIGHT if i == best else BLUE, 0.85 if i == best else 0.5,
+                                fmt(cost) if cost >= 0 else ("–" if i == 0 else "– (depth one)"), False)
+                               for i, (label, cost) in enumerate(costs)], bx0, bx1, bars_y, hi))
         parts.append(text(10, H - 24, f"table: {m} of the {n_active} features that split these rows (the returned "
                                       f"tree's first)", 12, fill=MUTED))
         parts.append(text(10, H - 8, f"solves so far: {modes[0]} from scratch, {modes[1]} incremental, {modes[2]} "

@@ -133,6 +133,12 @@ class IntervalsPanel(View):
             el = after[(after["kind"] == qb.QB_ELIMINATE) & (after["node"] == tid)]
             for r in el:
                 elim.setdefault(int(r["i0"]), ([], []))[int(r["flags"]) % 2].append(int(r["feature"]))
+        gone = {}  # slice -> "left | right" eliminated child features (the table's last column)
+        for j, _, _, _, kept, _ in slices:
+            sides = [", ".join(names[f] for f in side) or "–" for side in elim.get(j, ([], []))]
+            gone[j] = " | ".join(sides) if kept else "all (slice pruned)"
+        W = max(W, min(310 + 7 * max(map(len, gone.values()), default=0), 2 * W))  # 12 px text: about 7 px a character
+        chars = (W - 310) // 7
         top = 48
         row_h = 22
         table_top = top + row_h * len(rows) + 34
@@ -148,11 +154,12 @@ class IntervalsPanel(View):
                     f"{int(cur_rec['i1'])}], {int(cur_rec['value'])} slices, {int(cur_rec['i2'])} kept")
         parts.append(text(10, 18, head[:72], 14, weight="bold"))
         parts.append(text(10, 37, f"{len(tuples.alive)} tuples alive, {tuples.processed} processed", 13, fill=MUTED))
-        x0, x1 = 130, W - 60
+        x0, x1 = int(min(max(130, 20 + 7.5 * max(map(len, names))), 220)), W - 60  # labels: 7.5 px a character
         for r, f in enumerate(rows):
             y = top + r * row_h
             u = max(tuples.u[f], 1)
-            parts.append(text(10, y + 14, names[f][:16], 12, weight="bold" if f == cur_f else "normal"))
+            label = names[f] if 7.5 * len(names[f]) <= x0 - 20 else names[f][:int((x0 - 20) / 7.5) - 1] + "…"
+            parts.append(text(10, y + 14, label, 12, weight="bold" if f == cur_f else "normal"))
             parts.append(f'<line x1="{x0}" x2="{x1}" y1="{y + 10}" y2="{y + 10}" stroke="#BBB" />')
             for g, a, b in tuples.alive:
                 if g == f:
@@ -190,9 +197,8 @@ class IntervalsPanel(View):
                 verdict = "kept" if kept else "pruned"
                 parts.append(text(150, yy, f"{LB_KINDS.get(kind, 'W')} = {fmt(bound)} → {verdict}", 12,
                                   fill=colour, weight="bold" if kept else "normal"))
-                left, right = elim.get(j, ([], []))
-                gone = (", ".join(names[f] for f in left) or "–") + " | " + (", ".join(names[f] for f in right) or "–")
-                parts.append(text(300, yy, gone[:40] if kept else "all (slice pruned)", 12, fill=colour))
+                cut = gone[j] if len(gone[j]) <= chars else gone[j][:chars - 1] + "…"
+                parts.append(text(300, yy, cut, 12, fill=colour))
         parts.append("</svg>")
         return "".join(parts)
 

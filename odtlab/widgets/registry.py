@@ -57,10 +57,13 @@ def register_panel(algorithm):
     return add
 
 
-def register_graph(algorithm):
-    """Function decorator: ``render(frame) -> str`` draws ``algorithm``'s search graph."""
+def register_graph(algorithm, title=None, note=""):
+    """Function decorator: ``render(frame) -> str`` draws ``algorithm``'s search graph; ``title`` and
+    ``note`` head its panel."""
 
     def add(fn):
+        fn.title = title or "Search graph"
+        fn.note = note
         GRAPHS[algorithm] = fn
         return fn
 

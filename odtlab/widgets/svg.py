@@ -16,8 +16,9 @@ MUTED = "#555555"
 GRID = "#DDDDDD"
 ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILLION, PURPLE, GREY = PALETTE
 UPPER, LOWER = VERMILLION, BLUE
-__all__ = ["FONT", "INK", "MUTED", "GRID", "HIGHLIGHT", "PALETTE", "svg_open", "text", "fmt", "nice_ticks",
-           "step_path", "panel", "escape"]
+TINT = "#FFF3D6"  # a light tint of the palette's orange: the background of a chosen action
+__all__ = ["FONT", "INK", "MUTED", "GRID", "HIGHLIGHT", "PALETTE", "TINT", "svg_open", "text", "fmt",
+           "nice_ticks", "step_path", "legend", "bar_rows", "panel", "escape"]
 
 
 def svg_open(width, height, **data):
@@ -82,6 +83,49 @@ def thin(xs, *ys, width=400):
     keep[:-1] = col[1:] != col[:-1]
     keep[0] = True
     return (xs[keep], *(y[keep] for y in ys))
+
+
+def legend(items, x, y):
+    """One row of legend entries, text baseline at ``y``, from ``x``. ``items``: ``(label, swatch)`` with
+    ``swatch`` a dict: ``fill`` and ``opacity`` of a box (``shape="pill"``: a rounded one, as the actions are
+    drawn), edge ``stroke`` and ``width``; ``shape="line"``: a stroke of colour ``stroke`` and ``width``."""
+    parts = []
+    for label, sw in items:
+        shape, stroke, width = sw.get("shape", "box"), sw.get("stroke", "#333"), sw.get("width", 1)
+        if shape == "line":
+            w = 30
+            parts.append(f'<line x1="{x:.1f}" x2="{x + w:.1f}" y1="{y - 4}" y2="{y - 4}" stroke="{stroke}" '
+                         f'stroke-width="{width}" />')
+        else:
+            w, rx = (24, 6) if shape == "pill" else (16, 3)
+            parts.append(f'<rect x="{x:.1f}" y="{y - 12}" width="{w}" height="14" rx="{rx}" '
+                         f'fill="{sw.get("fill", "#FFFFFF")}" fill-opacity="{sw.get("opacity", 1.0)}" '
+                         f'stroke="{stroke}" stroke-width="{width}" />')
+        parts.append(text(x + w + 5, y, label, 12))
+        x += w + 24 + 6.8 * len(label)
+    return "".join(parts)
+
+
+def bar_rows(rows, x0, x1, y0, top, pitch=26, label_size=13, label_chars=18):
+    """Horizontal bars, one a row from ``y0`` every ``pitch`` px, as SVG (the panels' tables of values).
+
+    ``rows``: ``(label, length, colour, opacity, value text, bold label)``; a bar spans ``length / top`` of
+    ``x0 .. x1`` (at least 2 px) with its value text after it (on a white ground); a non-finite length draws
+    no bar, only the value text (muted), e.g. "not backed up yet".
+    """
+    parts = []
+    for r, (label, length, colour, opacity, value, bold) in enumerate(rows):
+        y = y0 + pitch * r
+        parts.append(text(10, y + 15, label[:label_chars], label_size, weight="bold" if bold else "normal"))
+        if not math.isfinite(length):
+            parts.append(text(x0, y + 15, value, 12, fill=MUTED))
+            continue
+        w = max((x1 - x0) * max(length, 0.0) / top if top > 0 else 0.0, 2.0)
+        parts.append(f'<rect x="{x0}" y="{y}" width="{w:.1f}" height="20" fill="{colour}" fill-opacity="{opacity}" />')
+        # the value on a white ground (about 7 px a character), readable over lines drawn under it
+        parts.append(f'<rect x="{x0 + w + 3:.1f}" y="{y + 2}" width="{7 * len(value) + 6}" height="17" '
+                     f'fill="#FFFFFF" />' + text(x0 + w + 6, y + 15, value, 12))
+    return "".join(parts)
 
 
 def panel(title, body, note="", width=None):

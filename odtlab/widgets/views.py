@@ -260,7 +260,7 @@ class SearchGraphView(View):
         draw = registry.graph_for(frame.solver.name)
         if draw is None:
             return panel(self.title, f"<p>{escape(frame.solver.name)} has no search graph view.</p>")
-        return panel(getattr(draw, "title", self.title), draw(frame), getattr(draw, "note", ""))
+        return panel(draw.title, draw(frame), draw.note)
 
 
 def default_views(solver):
