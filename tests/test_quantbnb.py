@@ -93,6 +93,17 @@ def test_larger_random_sets_match_the_oracle(depth, lower_bound):
     check_against_oracle(X, Y, "regression", dict(depth=depth, lower_bound=lower_bound, s=3))
 
 
+@pytest.mark.parametrize("depth", [2, 3])
+def test_many_classes_match_the_oracle(depth):
+    """Five classes: the K-class stump scans, two points per scan (``_scan_classes_pair``) or one."""
+    rng = np.random.default_rng(10 + depth)
+    n = 16 if JIT else 10
+    X = np.round(rng.normal(size=(n, 2)), 1)
+    y = rng.permutation(np.arange(n) % 5)
+    for s in (2, 3):
+        check_against_oracle(X, y, "classification", dict(depth=depth, s=s))
+
+
 def events_of(search):
     return [ev.decode(r) for r in search.events().tolist()]
 
@@ -239,6 +250,7 @@ def test_events_name_every_step(depth):
                 "ExhaustiveSearch", "Terminated"}
     expected |= {"FeatureEliminated"} if depth == 2 else {"SubtreeSolved"}
     assert expected <= names
+    rounds_started = 0
     for e in events:
         assert isinstance(search.describe(e), str)
         if e.name == "UpperBoundImproved":
@@ -247,8 +259,13 @@ def test_events_name_every_step(depth):
             assert tree.to_text() in search.describe(e)
         if e.name == "FeatureEliminated":
             assert e.excess >= 0 and e.W >= e.U
+            side = "right" if e.side_bound % 2 else "left"
+            assert e.side == e.side_bound % 2 and e.round == rounds_started
+            assert search.describe(e).startswith(f"Round {rounds_started}: {side} child feature x{e.child_feature} "
+                                                 f"eliminated by {sol.lower_bound}")
         if e.name == "IterationStart":
             assert e.LB <= result.objective <= e.U
+            rounds_started = e.k
     refined = [i for i, e in enumerate(events) if e.name == "IntervalRefined"]
     for i in refined:
         assert [e.name for e in events[i + 1:] if e.name in ("LowerBoundSlice", "IntervalRefined",
@@ -260,6 +277,39 @@ def test_events_name_every_step(depth):
     stats = result.stats
     assert stats["rounds"] == len(stats["alive_per_round"]) and stats["evaluations"] > 0
     assert stats["alive_per_round"][0] >= 3
+
+
+def test_feature_eliminated_caption_names_the_child_and_the_bound():
+    X = np.array([[0, 5], [1, 3], [2, 9], [3, 1], [4, 8], [5, 2], [6, 7], [7, 4], [8, 6], [9, 0]], float)
+    y = np.array([0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
+    sol = solver(X, y, depth=2, s=2, lower_bound="W1", similarity=False)
+    sol.feature_names = ["size", "age"]
+    search = Search(sol, record="full")
+    search.run()
+    eliminated = [e for e in map(ev.decode, search.events().tolist()) if e.name == "FeatureEliminated"]
+    assert {int(e.side) for e in eliminated} == {0, 1}
+    for e in eliminated:
+        text = search.describe(e)
+        side = "right" if e.side else "left"
+        name = sol.feature_names[int(e.child_feature)]
+        assert text.startswith(f"Round {e.round}: {side} child feature {name} eliminated by W")
+        assert f"(bound {e.W:.6g} > upper bound {e.U:.6g}, by {e.excess:.6g})" in text or \
+            (e.excess == 0 and f"(bound {e.W:.6g} = upper bound {e.U:.6g}, a tie)" in text)
+
+
+@pytest.mark.jit_only
+@pytest.mark.parametrize("name, depth, optimum", [("gen/xor-dpdt", 2, 0), ("gen/dpdt-pathological", 3, 0),
+                                                  ("gen/dpdt-pathological", 2, 2408)])
+def test_dpdt_xor_and_pathological_sets_are_solved(name, depth, optimum):
+    """The DPDT paper's XOR (Definition 5.3) and pathological (Figure 1) sets, 10^4 points each: perfect trees
+    at depth 2 (XOR) and 3 (pathological), whose greedy roots are traps; 2408 errors is the depth-2 optimum of
+    the pathological set (ConTree agrees, tests/test_peers_quantbnb.py). Once over 100 s, now well under 1 s."""
+    data = datasets.load(name)
+    model = QuantBnBClassifier(max_depth=depth, record="none").fit(data.X, data.y)
+    assert model.result_.optimal and model.result_.objective == optimum
+    assert np.count_nonzero(model.predict(data.X) != data.y) == optimum
+    greedy = QuantBnBSolver(data.X, data.y, depth=depth).initial_tree().misclassifications(data.X, data.y)
+    assert greedy > optimum  # the search, not the first incumbent, finds the optimum
 
 
 def test_record_levels_do_not_change_the_result():

@@ -262,7 +262,8 @@ for name, X, y, task in [("random", rand.X, rand.y, "classification"), ("tied gr
 # A search normally starts from eq. (17); `QuantBnBSolver.start_from(tuples, U)` **replaces the alive list of
 # a fresh search** by given tuples and sets U, so each event then speaks about the paper's tuple. A second device reads the minima: with U set below every bound, every
 # child feature is eliminated, and each `FeatureEliminated` event reports the row (left) or column (right)
-# minimum that eliminated it.
+# minimum that eliminated it: its payload names the round, the side (`side`: 0 for a left-child feature, 1 for
+# a right one), the bound and its excess over U, and so does its caption.
 
 # %%
 A2 = [(0, 1, 4, [1, 2], [1, 2])]  # (x1, [1, 4], {x2, x3}, {x2, x3}), 0-based features
@@ -279,7 +280,7 @@ def minima(lower_bound):
     out = {}
     for e in a2_search(lower_bound, U=-1.0).steps():
         if e.name == "FeatureEliminated":
-            out.setdefault((e.j, "left" if e.side_bound % 2 == 0 else "right"), {})[names[e.child_feature]] = e.W
+            out.setdefault((e.j, "right" if e.side else "left"), {})[names[e.child_feature]] = e.W
     return out
 
 
@@ -371,7 +372,7 @@ def summary(events, feature_names=names):
     eliminated = {}
     for e in events:
         if e.name == "FeatureEliminated":
-            side = "left" if e.side_bound % 2 == 0 else "right"
+            side = "right" if e.side else "left"
             eliminated.setdefault((e.tuple_id, e.j), []).append(f"{feature_names[e.child_feature]} ({side}, W = {e.W:g})")
     return rounds, eliminated
 

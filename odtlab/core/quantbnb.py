@@ -61,7 +61,9 @@ one of the sets "rank_f0 <= t_j" and "rank_f0 > t_j"; one gather puts the rows o
 order of a feature, then one tight scan per point gives both sets' best stumps. Two classes: the best
 cut maximises or minimises d = (class-0 count - class-1 count) left of the cut, so the scan only keeps
 d and its extremes. K classes: the prefix majority only grows and is kept on the way; the suffix
-majority is recomputed when it could still improve the best. Squared error: sum y^2 - (S_l^2 / n_l +
+majority is recomputed when it could still improve the best. For classification two points share one scan
+(``_scan_binary_pair``, ``_scan_classes_pair``): a tuple whose end points are settled has s - 1 = 2 new
+points with the paper's s = 3. Squared error: sum y^2 - (S_l^2 / n_l +
 S_r^2 / n_r) over the outputs, with y centred (pitfall 10).
 """
 import numpy as np
@@ -77,7 +79,9 @@ LB_NAMES = {"W0": LB_W0, "W1": LB_W1, "W2": LB_W2}
 QB_ITERATION = 128  # an iteration of Algorithm 1 starts: i0 tuples alive, f0 triples alive
 QB_UPPER = 129  # the upper bound improved: value = U, i2 = row of the incumbent history (the tree)
 QB_SLICE = 130  # lower bound of one slice [t_{j-1}, t_j]: lower = slice bound, flags = 1 if kept
-QB_ELIMINATE = 131  # a child feature eliminated from a slice: value = its bound, f0 = bound - U
+# a child feature eliminated from a slice: value = its bound, f0 = bound - U, depth = the round, f1 = the side
+# (0: a left-child feature, eliminated by its row minimum; 1: right, column minimum), flags = 2 * bound kind + side
+QB_ELIMINATE = 131
 QB_REFINE = 132  # an interval split into s slices: i0 = a, i1 = b, i2 = slices kept
 QB_EXHAUSTIVE = 133  # exhaustive search of a small interval: value = best loss in it, flags = improved
 QB_SUBPROBLEM = 134  # depth 3: an inner depth-2 solve on one side of a root threshold
@@ -321,6 +325,18 @@ def _scan_binary_pair(seq, srk, lo, hi, k, NL1, T1L1, NL2, T1L2, NA, T1A):
     return _binary_sets(NL1, T1L1, NA, T1A, D1, E1) + _binary_sets(NL2, T1L2, NA, T1A, D2, E2)
 
 
+@njit(inline="always")
+def _suffix_majorities(K, totL, TA, lc, ac):
+    """Largest class count right of the cut in the left set (class totals ``totL``, counts so far ``lc``)
+    and in the right set (group totals ``TA``, group counts so far ``ac``)."""
+    sml = 0
+    smr = 0
+    for c in range(K):
+        sml = max(sml, totL[c] - lc[c])
+        smr = max(smr, TA[c] - totL[c] - ac[c] + lc[c])
+    return sml, smr
+
+
 @njit
 def _scan_classes(seq, srk, lo, hi, k, K, totL, NL, TA, NA, lc, ac):
     """Best stumps of slot k's two sets for K classes (``totL``, ``TA``: class totals of the left set
@@ -330,15 +346,11 @@ def _scan_classes(seq, srk, lo, hi, k, K, totL, NL, TA, NA, lc, ac):
     NR = NA - NL
     lc[:] = 0
     ac[:] = 0
-    sml = totL[:K].max()
-    smr = (TA[:K] - totL[:K]).max()
+    sml, smr = _suffix_majorities(K, totL, TA, lc, ac)
     bestL = NL - sml
     bestR = NR - smr
-    cutL = 0
-    cutR = 0
-    pml = 0
-    pmr = 0
-    nl = 0
+    cutL = cutR = 0
+    pml = pmr = 0
     for q in range(lo, hi):
         x = seq[q]
         cl = x & MASK_K
@@ -347,27 +359,66 @@ def _scan_classes(seq, srk, lo, hi, k, K, totL, NL, TA, NA, lc, ac):
         lc[cl] = v
         a = ac[cl] + 1
         ac[cl] = a
-        nl += inl
         pml = max(pml, v)
         pmr = max(pmr, a - v)
-        if x & CUT:
+        if x & CUT and (NL - pml - sml < bestL or NR - pmr - smr < bestR):
+            sml, smr = _suffix_majorities(K, totL, TA, lc, ac)
             if NL - pml - sml < bestL:
-                sml = 0
-                for c in range(K):
-                    sml = max(sml, totL[c] - lc[c])
-                loss = NL - pml - sml
-                if loss < bestL:
-                    bestL = loss
-                    cutL = srk[q]
+                bestL = NL - pml - sml
+                cutL = srk[q]
             if NR - pmr - smr < bestR:
-                smr = 0
-                for c in range(K):
-                    smr = max(smr, TA[c] - totL[c] - ac[c] + lc[c])
-                loss = NR - pmr - smr
-                if loss < bestR:
-                    bestR = loss
-                    cutR = srk[q]
+                bestR = NR - pmr - smr
+                cutR = srk[q]
     return bestL, cutL, bestR, cutR
+
+
+@njit
+def _scan_classes_pair(seq, srk, lo, hi, k, K, totL1, NL1, totL2, NL2, TA, NA, lc1, lc2, ac):
+    """_scan_classes for the slots k and k + 1 in one scan (the common case, as ``_scan_binary_pair``):
+    the two slots share the group's running class counts ``ac``. Per slot h, ``st[h]`` = (left loss, left
+    cut, right loss, right cut, suffix majority bounds of the left and the right set, NL, NR) and ``pm[h]``
+    = the prefix majorities of its left and right set."""
+    lc1[:] = 0
+    lc2[:] = 0
+    ac[:] = 0
+    st = np.empty((2, 8), np.int64)
+    for h in range(2):
+        totL, NL, lc = (totL1, NL1, lc1) if h == 0 else (totL2, NL2, lc2)
+        sml, smr = _suffix_majorities(K, totL, TA, lc, ac)
+        st[h, 0], st[h, 1], st[h, 2], st[h, 3], st[h, 4], st[h, 5], st[h, 6], st[h, 7] = \
+            NL - sml, 0, NA - NL - smr, 0, sml, smr, NL, NA - NL
+    pm = np.zeros((2, 2), np.int64)
+    for q in range(lo, hi):
+        x = seq[q]
+        cl = x & MASK_K
+        pos = (x >> CODE_P) & MASK_P
+        a = ac[cl] + 1
+        ac[cl] = a
+        v1 = lc1[cl] + np.int64(pos <= k)
+        lc1[cl] = v1
+        v2 = lc2[cl] + np.int64(pos <= k + 1)
+        lc2[cl] = v2
+        pm[0, 0] = max(pm[0, 0], v1)
+        pm[0, 1] = max(pm[0, 1], a - v1)
+        pm[1, 0] = max(pm[1, 0], v2)
+        pm[1, 1] = max(pm[1, 1], a - v2)
+        if not x & CUT:
+            continue
+        for h in range(2):
+            lossL = st[h, 6] - pm[h, 0] - st[h, 4]
+            lossR = st[h, 7] - pm[h, 1] - st[h, 5]
+            if lossL < st[h, 0] or lossR < st[h, 2]:
+                totL, lc = (totL1, lc1) if h == 0 else (totL2, lc2)
+                st[h, 4], st[h, 5] = _suffix_majorities(K, totL, TA, lc, ac)
+                lossL = st[h, 6] - pm[h, 0] - st[h, 4]
+                lossR = st[h, 7] - pm[h, 1] - st[h, 5]
+                if lossL < st[h, 0]:
+                    st[h, 0] = lossL
+                    st[h, 1] = srk[q]
+                if lossR < st[h, 2]:
+                    st[h, 2] = lossR
+                    st[h, 3] = srk[q]
+    return st[0, 0], st[0, 1], st[0, 2], st[0, 3], st[1, 0], st[1, 1], st[1, 2], st[1, 3]
 
 
 @njit
@@ -428,7 +479,7 @@ def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
     CT, RT, SEQ = SC
     totL, NL, TA, NA = CT
     TL, QL, TAr, QA = RT
-    seq, srk, rows, gstart, gfill, lc, ac, sl, sa = SEQ
+    seq, srk, rows, gstart, gfill, lc, ac, sl, sa, lc2 = SEQ
     bestL, cutL, bestR, cutR = OUT
     m = vm[0]
     K = totL.shape[1]
@@ -470,10 +521,15 @@ def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
         if hi > lo:
             seq[hi - 1] |= CUT
         k = 0
-        while cls and K == 2 and k + 1 < glen[g]:
+        while cls and k + 1 < glen[g]:
             c = gbase[g] + k
-            bestL[c], cutL[c], bestR[c], cutR[c], bestL[c + 1], cutL[c + 1], bestR[c + 1], cutR[c + 1] = \
-                _scan_binary_pair(seq, srk, lo, hi, k, NL[c], totL[c, 1], NL[c + 1], totL[c + 1, 1], NA[g], TA[g, 1])
+            if K == 2:
+                r2 = _scan_binary_pair(seq, srk, lo, hi, k, NL[c], totL[c, 1], NL[c + 1], totL[c + 1, 1], NA[g],
+                                       TA[g, 1])
+            else:
+                r2 = _scan_classes_pair(seq, srk, lo, hi, k, K, totL[c], NL[c], totL[c + 1], NL[c + 1], TA[g], NA[g],
+                                        lc, lc2, ac)
+            bestL[c], cutL[c], bestR[c], cutR[c], bestL[c + 1], cutL[c + 1], bestR[c + 1], cutR[c + 1] = r2
             k += 2
         for k in range(k, glen[g]):
             c = gbase[g] + k
@@ -765,7 +821,8 @@ def make_scratch(p, n, K, mo, s, n_slots):
     CT = (np.zeros((S, K), np.int64), np.zeros(S, np.int64), np.zeros((NG, K), np.int64), np.zeros(NG, np.int64))
     RT = (np.zeros((S, mo)), np.zeros(S), np.zeros((NG, mo)), np.zeros(NG))
     SEQ = (np.zeros(n, np.int64), np.zeros(n, np.int32), np.zeros(n, np.int64), np.zeros(NG, np.int64),
-           np.zeros(NG, np.int64), np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(mo), np.zeros(mo))
+           np.zeros(NG, np.int64), np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(mo), np.zeros(mo),
+           np.zeros(K, np.int64))
     SC = (CT, RT, SEQ)
     OUT = (np.zeros(S), np.zeros(S, np.int64), np.zeros(S), np.zeros(S, np.int64))
     J = (np.zeros((p, s + 2)), np.zeros((p, s + 2)), np.zeros((p, s + 2), np.int64),
@@ -1293,11 +1350,11 @@ def make_kernel2(level):
                                     f0, g + 1, U, bound, pts[g], pts[g + 1], kind, n1, n2)
                         for f in range(p):
                             if T[7][head, f] and not rowmin[g, f] < U + margin:
-                                k = ev.emit(events, k, it, QB_ELIMINATE, 0, 2 * kind, tid, -1, f,
+                                k = ev.emit(events, k, it, QB_ELIMINATE, ist[I_ROUND], 2 * kind, tid, -1, f,
                                             rowmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], rowmin[g, f] - U, 0.0)
                             if T[8][head, f] and not colmin[g, f] < U + margin:
-                                k = ev.emit(events, k, it, QB_ELIMINATE, 0, 2 * kind + 1, tid, -1, f,
-                                            colmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], colmin[g, f] - U, 0.0)
+                                k = ev.emit(events, k, it, QB_ELIMINATE, ist[I_ROUND], 2 * kind + 1, tid, -1, f,
+                                            colmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], colmin[g, f] - U, 1.0)
             done += 1
             if _next_tuple(ist, head):
                 return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE

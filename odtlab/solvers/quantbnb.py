@@ -44,9 +44,9 @@ register_kind(kernels.QB_SLICE, "LowerBoundSlice", ALGORITHM,
               "Slice {j:g} [{a}, {b}] of tuple {tuple_id}: W = {W:.6g} vs U = {U:.6g}, kept={kept}")
 register_kind(kernels.QB_ELIMINATE, "FeatureEliminated", ALGORITHM,
               {"tuple_id": "node", "child_feature": "feature", "W": "value", "U": "upper", "side_bound": "flags",
-               "j": "i0", "a": "i1", "b": "i2", "excess": "f0"},
-              "Slice {j} [{a}, {b}] of tuple {tuple_id}: child feature {child_feature} eliminated, its bound "
-              "{W:.6g} exceeds U by {excess:.6g}")
+               "j": "i0", "a": "i1", "b": "i2", "excess": "f0", "side": "f1", "round": "depth"},
+              "Round {round}: child feature {child_feature} (side {side:g}: 0 left, 1 right) eliminated from slice "
+              "{j} [{a}, {b}] of tuple {tuple_id}, its bound {W:.6g} exceeds U = {U:.6g} by {excess:.6g}")
 register_kind(kernels.QB_REFINE, "IntervalRefined", ALGORITHM,
               {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "s": "value", "a": "i0", "b": "i1",
                "kept": "i2"},
@@ -334,10 +334,24 @@ class QuantBnBSolver(Solver):
         return self._nbytes
 
     def describe(self, event):
+        if event.kind.code == kernels.QB_ELIMINATE:
+            return self._eliminated(event)
         text = event.caption()
         if event.kind.code == kernels.QB_UPPER:
             text += "\n" + self.history_tree(int(event.history_row)).to_text()
         return text
+
+    def _eliminated(self, event):
+        """The caption of a FeatureEliminated event in the paper's words (Proposition 4.1, eqs. 14-15): which
+        child the feature belonged to, the bound that eliminated it (the row minimum for a left-child feature,
+        the column minimum for a right one) and by how much it exceeds U."""
+        j = self.kept[int(event.child_feature)]
+        name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
+        bound = BOUND_NAMES[int(event.side_bound) // 2] + (" + similarity" if self.params[5] and self.cls else "")
+        relation = f"> upper bound {event.U:.6g}, by {event.excess:.6g}" if event.excess > 0 else \
+            f"= upper bound {event.U:.6g}, a tie"
+        return (f"Round {event.round}: {'right' if event.side else 'left'} child feature {name} eliminated by {bound} "
+                f"(bound {event.W:.6g} {relation}) in slice {event.j} [{event.a}, {event.b}] of tuple {event.tuple_id}")
 
     # -- trees -------------------------------------------------------------------------------------
     def _cart_tree(self, y):
