@@ -103,6 +103,15 @@ def test_passes_the_scikit_learn_estimator_checks():
         check_estimator(est, expected_failed_checks=expected)
 
 
+def test_parameters_are_declared_once_for_both_estimators():
+    """Classifier and regressor share one parameter list (criterion's default aside), positional arguments in
+    scikit-learn's order (criterion first)."""
+    c, r = CARTClassifier("entropy", 3), CARTRegressor(max_depth=3)
+    pc, pr = c.get_params(), r.get_params()
+    assert pc.pop("criterion") == "entropy" and pr.pop("criterion") == "squared_error" and pc == pr
+    assert pc["max_depth"] == 3 and pc["ccp_alpha"] == 0.0
+
+
 def test_pandas_categorical_input_keeps_names_and_unseen_categories_get_the_parent_class():
     frame = pd.DataFrame({"colour": pd.Categorical(["red", "blue", "red", "green", "blue", "green"] * 5),
                           "size": np.tile([1.0, 2.0, 3.0, 1.5, 2.5, 0.5], 5)})

@@ -4,6 +4,7 @@ import json
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn import datasets as skd
@@ -513,6 +514,67 @@ def test_passes_the_scikit_learn_estimator_checks():
     for est in (DPDTClassifier(max_depth=2, candidates=(3,), record="none"),
                 DPDTRegressor(max_depth=2, candidates=(3,), record="none")):
         check_estimator(est, expected_failed_checks=expected)
+
+
+def test_plain_arrays_skip_no_check_of_the_full_validation():
+    """A numpy X / y that scikit-learn's checks would pass unchanged takes the short validation path: the same
+    tree and fitted attributes as the same data given as lists (full path); feature names of an earlier
+    DataFrame fit are dropped; anything else (NaN, float labels, 2-D y, mismatched lengths) gets the full checks'
+    errors."""
+    X, y = skd.load_wine(return_X_y=True)
+    fast = DPDTClassifier(max_depth=2, record="none").fit(pd.DataFrame(X, columns=[f"c{j}" for j in range(13)]), y)
+    assert list(fast.feature_names_in_)[:2] == ["c0", "c1"]
+    fast.fit(X.astype(np.float32), y.astype(np.int32))
+    slow = DPDTClassifier(max_depth=2, record="none").fit(X.astype(np.float32).tolist(), y.tolist())
+    assert not hasattr(fast, "feature_names_in_") and fast.n_features_in_ == slow.n_features_in_ == 13
+    assert fast.tree_.to_text() == slow.tree_.to_text() and list(fast.classes_) == list(slow.classes_)
+    assert fast.result_.objective == slow.result_.objective
+    reg_fast = DPDTRegressor(max_depth=2, record="none").fit(X[:, 1:], X[:, 0])
+    reg_slow = DPDTRegressor(max_depth=2, record="none").fit(X[:, 1:].tolist(), X[:, 0].tolist())
+    assert reg_fast.tree_.to_text() == reg_slow.tree_.to_text()
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    for Xb, yb, error, match in [(bad, y, ValueError, "NaN"), (X, y + 0.5, ValueError, "Unknown label type"),
+                                 (X, y[:-1], ValueError, "inconsistent numbers of samples"),
+                                 (X[:0], y[:0], ValueError, "0 sample")]:
+        with pytest.raises(error, match=match):
+            DPDTClassifier().fit(Xb, yb)
+    with pytest.raises(ValueError, match="NaN"):
+        DPDTRegressor().fit(X, np.where(y == 1, np.nan, 1.0))
+    with pytest.warns(Warning, match="column-vector y"):
+        DPDTClassifier(max_depth=1, record="none").fit(X, y.reshape(-1, 1))
+
+
+def test_parameters_are_declared_once_for_both_estimators():
+    """The classifier and the regressor share one parameter list (criterion's default aside): get_params,
+    set_params, clone and positional arguments see it; unknown or doubled arguments raise Python's TypeError."""
+    from sklearn.base import clone
+    c, r = DPDTClassifier(4, (4, 2), alpha=0.1), DPDTRegressor(max_depth=4, candidates=(4, 2), alpha=0.1)
+    pc, pr = c.get_params(), r.get_params()
+    assert pc.pop("criterion") == "gini" and pr.pop("criterion") == "squared_error" and pc == pr
+    assert clone(c.set_params(budget="splits")).get_params()["budget"] == "splits"
+    with pytest.raises(TypeError, match="bogus"):
+        DPDTClassifier(bogus=1)
+    with pytest.raises(TypeError, match="multiple values"):
+        DPDTClassifier(3, max_depth=4)
+
+
+@pytest.mark.parametrize("weights", ["integer", "fractional"])
+def test_binned_features_give_the_baseline_cart_splits(weights):
+    """Features with few values are scanned from histograms; with integer weights their exact rescan also runs
+    on the histogram (sums of integers are exact in any order), with fractional weights on the sorted rows: the
+    candidates are the baseline CART's either way."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(120, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 3, size=120) > 6).astype(int) + (X[:, 2] > 3)
+    w = rng.integers(1, 4, size=120).astype(float) * (1.0 if weights == "integer" else 0.3)
+    solver = solved(X, y, sample_weight=w, max_depth=2, candidates=(5, 3))
+    assert solver.lay[0].min() < 0  # binned
+    for state in range(solver.stats()["states"]):
+        if solver.SI[state, kernels.S_NCAND] > 0:
+            rows = state_rows(solver, state)
+            leaves = int(solver.budgets[solver.SI[state, kernels.S_DEPTH]])
+            assert candidates_of(solver, state) == cart_split_list(X[rows], y[rows], leaves, w[rows])
 
 
 def test_read_only_input_reaches_the_kernel_writable():

@@ -26,8 +26,10 @@ Split generators (``params[P_GENERATOR]``):
   (``frontier_record``, ``pop_frontier``, ``leaf_reason``, ``scan_sorted``) are called from here. Rows are kept
   presorted per feature (or, for features with few values, counted in histograms); a fast scan (sums of
   squares instead of CART's per-cut impurities) finds the features whose best cut is within rounding of the
-  best one, and only those are rescanned by CART's own ``scan_sorted``, so the chosen split, ties included,
-  is the one ``cart.best_split`` returns (tested against the CART kernel on every state).
+  best one, and only those are rescanned by CART's own ``scan_sorted`` (a binned feature, in classification
+  with integer weights, by its exact twin on the histogram: sums of integers do not depend on their order), so
+  the chosen split, ties included, is the one ``cart.best_split`` returns (tested against the CART kernel on
+  every state).
 * ``GEN_TOPB``: the ``budgets[d]`` cuts with the lowest weighted impurity (Blanc et al.; CART's cost, ties by
   feature then threshold, so the first one is CART's split).
 * ``GEN_EXHAUSTIVE``: every cut (feature, then threshold ascending); DPDT is then optimal (Prop. 4.1).
@@ -86,8 +88,8 @@ GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
 
 # ---- parameters (float64) ----------------------------------------------------------------------------------
 (P_CRITERION, P_DEPTH, P_MIN_SPLIT, P_MIN_LEAF, P_MIN_DECREASE, P_GENERATOR, P_N_STATS, P_ALPHA, P_EPI,
- P_XLOGX) = range(10)
-N_PARAMS = 10
+ P_XLOGX, P_INTEGER_WEIGHTS) = range(11)
+N_PARAMS = 11
 
 # ---- counters (int64) --------------------------------------------------------------------------------------
 (C_ITER, C_STATES, C_OPS, C_DUPLICATES, C_GEN_CALLS, C_SCANNED, C_TOP, C_PIECES, C_CANDS, C_WORK, C_DONE,
@@ -267,40 +269,89 @@ def _class_cost(criterion, wl, sl, wr, sr, table, use_table):
     return (_xlogx(wl, table, use_table) - sl) + (_xlogx(wr, table, use_table) - sr)
 
 
-@njit
-def _approx_class_scan(XT, yi, w, f, rows, criterion, min_leaf, parent_stats, parent_w, cl, cr, table, use_table):
-    """Fast twin of ``cart.scan_sorted`` for Gini / entropy: the lowest child cost over the cuts of feature f
-    (``rows`` sorted by it), from running sums of squared class weights (Gini) or of x log x (entropy)."""
-    n_node = rows.shape[0]
-    x = XT[f]
-    if x[rows[n_node - 1]] <= x[rows[0]] + cart.FEATURE_THRESHOLD:
-        return np.inf
-    gini = criterion == cart.GINI
-    sl = 0.0
+@njit(inline="always")
+def _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, gini, table, use_table):
+    """Start of the Gini / entropy scans: whether feature f is constant on the rows ``R[r, s:s + n_node]``, and
+    s_r of the whole node (sum of squared class weights, or of x log x), with cl = 0 and cr = the node's weights."""
     sr = 0.0
     for c in range(cl.shape[0]):
         cl[c] = 0.0
         cr[c] = parent_stats[c]
         sr += cr[c] * cr[c] if gini else _xlogx(cr[c], table, use_table)
+    return XT[f, R[r, s + n_node - 1]] <= XT[f, R[r, s]] + cart.FEATURE_THRESHOLD, sr
+
+
+@njit
+def _approx_gini_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table, use_table):
+    """Fast twin of ``cart.scan_sorted`` for Gini: the lowest child cost over the cuts of feature f (the rows
+    ``R[r, s:s + n_node]`` sorted by it, see ``_approx_scan``), from running sums of squared class weights s_l,
+    s_r. A cut costs (w_l - s_l / w_l) + (w_r - s_r / w_r), so the best cut maximises g = s_l / w_l + s_r / w_r: a
+    cut is compared to the best g so far as (s_l w_r + s_r w_l) > g (w_l w_r), without a division per cut, and the
+    cost is computed once, for the winner (a side of weight 0 contributes 0 to g, as to the cost)."""
+    constant, sr = _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, True, table, use_table)
+    if constant:
+        return np.inf
+    sl = 0.0
     wl = 0.0
-    best = np.inf
-    xa = x[rows[0]]
+    best_g = -1.0  # g >= 0 for every cut: the first cut wins
+    best_sl = 0.0
+    best_sr = 0.0
+    best_wl = 0.0
+    xa = XT[f, R[r, s]]
     for t in range(n_node - 1):
-        i = rows[t]
+        i = R[r, s + t]
         wi = w[i]
         c = yi[i]
-        if gini:
-            sl += wi * (2.0 * cl[c] + wi)
-            sr += wi * (wi - 2.0 * cr[c])
-        else:
-            sl += _xlogx(cl[c] + wi, table, use_table) - _xlogx(cl[c], table, use_table)
-            sr += _xlogx(cr[c] - wi, table, use_table) - _xlogx(cr[c], table, use_table)
+        sl += wi * (2.0 * cl[c] + wi)
+        sr += wi * (wi - 2.0 * cr[c])
         cl[c] += wi
         cr[c] -= wi
         wl += wi
-        xb = x[rows[t + 1]]
+        xb = XT[f, R[r, s + t + 1]]
         if xb > xa + cart.FEATURE_THRESHOLD and t + 1 >= min_leaf and n_node - t - 1 >= min_leaf:
-            cost = _class_cost(criterion, wl, sl, parent_w - wl, sr, table, use_table)
+            wr = parent_w - wl
+            den = wl * wr
+            if den > 0.0:
+                num = sl * wr + sr * wl
+            else:  # a side of weight 0
+                num = (sl / wl if wl > 0.0 else 0.0) + (sr / wr if wr > 0.0 else 0.0)
+                den = 1.0
+            if num > best_g * den:
+                best_g = num / den
+                best_sl = sl
+                best_sr = sr
+                best_wl = wl
+        xa = xb
+    if best_g < 0.0:
+        return np.inf
+    wr = parent_w - best_wl
+    return (best_wl - best_sl / best_wl if best_wl > 0.0 else 0.0) + (wr - best_sr / wr if wr > 0.0 else 0.0)
+
+
+@njit
+def _approx_entropy_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                         use_table):
+    """Fast twin of ``cart.scan_sorted`` for entropy: the lowest child cost over the cuts of feature f (the rows
+    ``R[r, s:s + n_node]`` sorted by it), from running sums of x log x of the class weights."""
+    constant, sr = _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, False, table, use_table)
+    if constant:
+        return np.inf
+    sl = 0.0
+    wl = 0.0
+    best = np.inf
+    xa = XT[f, R[r, s]]
+    for t in range(n_node - 1):
+        i = R[r, s + t]
+        wi = w[i]
+        c = yi[i]
+        sl += _xlogx(cl[c] + wi, table, use_table) - _xlogx(cl[c], table, use_table)
+        sr += _xlogx(cr[c] - wi, table, use_table) - _xlogx(cr[c], table, use_table)
+        cl[c] += wi
+        cr[c] -= wi
+        wl += wi
+        xb = XT[f, R[r, s + t + 1]]
+        if xb > xa + cart.FEATURE_THRESHOLD and t + 1 >= min_leaf and n_node - t - 1 >= min_leaf:
+            cost = _class_cost(cart.ENTROPY, wl, sl, parent_w - wl, sr, table, use_table)
             if cost < best:
                 best = cost
         xa = xb
@@ -308,31 +359,44 @@ def _approx_class_scan(XT, yi, w, f, rows, criterion, min_leaf, parent_stats, pa
 
 
 @njit
-def _approx_sse_scan(XT, Yc, w, f, rows, min_leaf, parent_w, sp, cl):
-    """Fast twin of ``cart.scan_sorted`` for squared error: the lowest child cost over the cuts of feature f,
-    up to the node's constant, from running sums of centred targets."""
-    n_node = rows.shape[0]
-    x = XT[f]
-    if x[rows[n_node - 1]] <= x[rows[0]] + cart.FEATURE_THRESHOLD:
+def _approx_sse_scan(XT, Yc, w, f, R, r, s, n_node, min_leaf, parent_w, sp, cl):
+    """Fast twin of ``cart.scan_sorted`` for squared error: the lowest child cost over the cuts of feature f (the
+    rows ``R[r, s:s + n_node]`` sorted by it), up to the node's constant, from running sums of centred targets."""
+    if XT[f, R[r, s + n_node - 1]] <= XT[f, R[r, s]] + cart.FEATURE_THRESHOLD:
         return np.inf
     m = Yc.shape[1]
     cl[:] = 0.0
     wl = 0.0
     best = np.inf
-    xa = x[rows[0]]
+    xa = XT[f, R[r, s]]
     for t in range(n_node - 1):
-        i = rows[t]
+        i = R[r, s + t]
         wi = w[i]
         for j in range(m):
             cl[j] += wi * Yc[i, j]
         wl += wi
-        xb = x[rows[t + 1]]
+        xb = XT[f, R[r, s + t + 1]]
         if xb > xa + cart.FEATURE_THRESHOLD and t + 1 >= min_leaf and n_node - t - 1 >= min_leaf:
             cost = _sse_cost(cl, sp, wl, parent_w - wl)
             if cost < best:
                 best = cost
         xa = xb
     return best
+
+
+@njit(inline="always")
+def _approx_scan(XT, Yc, yi, w, f, R, r, s, n_node, criterion, min_leaf, parent_stats, parent_w, sp, cl, cr, table,
+                 use_table):
+    """The fast scan of feature f for the criterion, on the rows ``R[r, s:s + n_node]`` sorted by it: a row of the
+    presorted lists (``R`` = the lists, ``r`` = the feature's list, ``s`` = the node's start) or of the counting
+    sort buffer, passed as (array, row, start) since a slice would cost two reference counts per feature."""
+    if criterion == cart.SQUARED_ERROR:
+        return _approx_sse_scan(XT, Yc, w, f, R, r, s, n_node, min_leaf, parent_w, sp, cl)
+    if criterion == cart.GINI:
+        return _approx_gini_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                                 use_table)
+    return _approx_entropy_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                                use_table)
 
 
 @njit(inline="always")
@@ -410,7 +474,7 @@ def _children_hists(rows, a, mid, b, GBIN, yi, Yc, w, regression, H, HL, HR, val
 @njit
 def _approx_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_stats, parent_w, sp, cl, table,
                         use_table):
-    """The fast scan from the histogram of one binned feature (bins h0..h1 with values ``vals``): the cuts
+    """The fast scan from the histogram of one binned feature (bins h0..h1 with values ``vals[h0:h1]``): the cuts
     between consecutive non-empty bins, with CART's rules for close values and min_samples_leaf."""
     regression = criterion == cart.SQUARED_ERROR
     k = cl.shape[0]
@@ -423,7 +487,7 @@ def _approx_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_sta
     for h in range(h0, h1):
         if H[h, count] == 0.0:
             continue
-        if prev >= 0 and vals[h - h0] > vals[prev - h0] + cart.FEATURE_THRESHOLD and nl >= min_leaf \
+        if prev >= 0 and vals[h] > vals[prev] + cart.FEATURE_THRESHOLD and nl >= min_leaf \
                 and n_node - nl >= min_leaf:
             if regression:
                 cost = _sse_cost(cl, sp, wl, parent_w - wl)
@@ -453,14 +517,69 @@ def _approx_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_sta
 
 
 @njit
-def feature_rows(L, a, b, f, lay):
+def _exact_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_stats, parent_w, left, right,
+                       best_cost):
+    """``cart.scan_sorted`` of one binned feature from its histogram (bins h0..h1, values ``vals[h0:h1]``), for
+    classification with integer weights: the class weights left of a cut are then sums of integers, exact in any
+    order, so the bins give the very statistics, costs (the same ``impurity_of`` arithmetic), thresholds and
+    positions that the scan of the sorted rows gives, in one pass over the bins. Same returns as ``scan_sorted``."""
+    k = left.shape[0]
+    count = H.shape[1] - 1
+    best_thr, best_pos = 0.0, -1
+    lo = h0
+    while H[lo, count] == 0.0:
+        lo += 1
+    hi = h1 - 1
+    while H[hi, count] == 0.0:
+        hi -= 1
+    if vals[hi] <= vals[lo] + cart.FEATURE_THRESHOLD:
+        return best_cost, best_thr, best_pos  # constant feature in this node
+    left[:] = 0.0
+    wl = 0.0
+    nl = 0
+    prev = -1
+    for h in range(lo, hi + 1):
+        if H[h, count] == 0.0:
+            continue
+        if prev >= 0 and vals[h] > vals[prev] + cart.FEATURE_THRESHOLD and nl >= min_leaf \
+                and n_node - nl >= min_leaf:
+            for c in range(k):
+                right[c] = parent_stats[c] - left[c]
+            wr = parent_w - wl
+            cost = wl * cart.impurity_of(left, wl, criterion) + wr * cart.impurity_of(right, wr, criterion)
+            if cost < best_cost:
+                best_cost = cost
+                best_pos = nl
+                xa = vals[prev]
+                xb = vals[h]
+                thr = xa / 2.0 + xb / 2.0
+                if thr == xb or np.isinf(thr):
+                    thr = xa
+                best_thr = thr
+        for c in range(k):
+            left[c] += H[h, c]
+            wl += H[h, c]
+        nl += np.int64(H[h, count])
+        prev = h
+    return best_cost, best_thr, best_pos
+
+
+@njit
+def feature_rows(L, a, b, f, FKIND, GBIN, BOFF, TMP, CNT):
     """The rows ``L[-1, a:b]`` (ascending) stably sorted by feature f: its presorted list, or a counting sort
-    of the bins (equal values keep row order, as CART's mergesort)."""
-    FKIND, GBIN, BOFF, BVALS, TMP, CNT, H = lay
+    of the bins into ``TMP`` (``_counting_sort``). The arrays are those of ``lay``, passed one by one (unpacking
+    the tuple in every call costs a reference count per array)."""
     kind = FKIND[f]
     if kind >= 0:
         return L[kind, a:b]
-    j = -kind - 1
+    _counting_sort(L, a, b, -kind - 1, GBIN, BOFF, TMP, CNT)
+    return TMP[:b - a]
+
+
+@njit
+def _counting_sort(L, a, b, j, GBIN, BOFF, TMP, CNT):
+    """``TMP[:b - a]`` = the rows ``L[-1, a:b]`` stably sorted by binned feature j (equal values keep row order,
+    as CART's mergesort)."""
     h0 = BOFF[j]
     nb = BOFF[j + 1] - h0
     rows = L[L.shape[0] - 1]
@@ -474,19 +593,19 @@ def feature_rows(L, a, b, f, lay):
         v = GBIN[i, j] - h0
         TMP[CNT[v]] = i
         CNT[v] += 1
-    return TMP[:b - a]
 
 
 @njit
 def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w,
-                         table, use_table, approx, lay, H, hist_ready, counters):
+                         table, use_table, integer_weights, approx, lay, H, hist_ready, counters):
     """``cart.best_split`` on the rows ``L[-1, a:b]``, the lists of ``L`` holding them sorted per feature.
 
     Returns the same (feature, threshold, position, cost), ties included: every feature gets a fast scan
-    (``_approx_class_scan``, ``_approx_sse_scan``, or ``_approx_binned_scan`` on a histogram), then the features
-    whose fast minimum is within ``tol`` of the best one are scanned again, in feature order, by CART's
-    ``scan_sorted``. ``tol`` is far above the rounding of either formula, so a feature left out cannot hold a cut
-    of minimal CART cost.
+    (``_approx_gini_scan``, ``_approx_entropy_scan``, ``_approx_sse_scan``, or ``_approx_binned_scan`` on a
+    histogram), then the features whose fast minimum is within ``tol`` of the best one are scanned again, in
+    feature order, by CART's ``scan_sorted`` (or, for a binned feature in classification with
+    ``integer_weights``, by its exact twin on the histogram, ``_exact_binned_scan``). ``tol`` is far above the
+    rounding of either formula, so a feature left out cannot hold a cut of minimal CART cost.
     Binned features are scanned from the histogram ``H`` (built here unless ``hist_ready`` says it holds it
     already) when that pays (``hist_pays``), else from a counting sort of the rows.
     Counts the row-features scanned (histogram rows included) in C_SCANNED.
@@ -507,20 +626,23 @@ def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_l
             for j in range(m):
                 sp[j] += w[i] * Yc[i, j]
     use_hist = hist_ready or hist_pays(n_node, GBIN.shape[1], H.size)
+    sorted_tmp = TMP.reshape((1, TMP.shape[0]))
     if use_hist and not hist_ready:
         _build_hist(rows, a, b, GBIN, yi, Yc, w, regression, H)
     best_approx = np.inf
     for f in range(p):
         kind = FKIND[f]
-        if (kind >= 0 or not use_hist) and regression:
-            approx[f] = _approx_sse_scan(XT, Yc, w, f, feature_rows(L, a, b, f, lay), min_leaf, parent_w, sp, cl)
-        elif kind >= 0 or not use_hist:
-            approx[f] = _approx_class_scan(XT, yi, w, f, feature_rows(L, a, b, f, lay), criterion, min_leaf,
-                                           parent_stats, parent_w, cl, cr, table, use_table)
-        else:
+        if kind < 0 and use_hist:
             j = -kind - 1
-            approx[f] = _approx_binned_scan(H, BOFF[j], BOFF[j + 1], BVALS[BOFF[j]:BOFF[j + 1]], n_node, criterion,
-                                            min_leaf, parent_stats, parent_w, sp, cl, table, use_table)
+            approx[f] = _approx_binned_scan(H, BOFF[j], BOFF[j + 1], BVALS, n_node, criterion, min_leaf, parent_stats,
+                                            parent_w, sp, cl, table, use_table)
+        elif kind >= 0:
+            approx[f] = _approx_scan(XT, Yc, yi, w, f, L, kind, a, n_node, criterion, min_leaf, parent_stats,
+                                     parent_w, sp, cl, cr, table, use_table)
+        else:
+            _counting_sort(L, a, b, -kind - 1, GBIN, BOFF, TMP, CNT)
+            approx[f] = _approx_scan(XT, Yc, yi, w, f, sorted_tmp, 0, 0, n_node, criterion, min_leaf, parent_stats,
+                                     parent_w, sp, cl, cr, table, use_table)
         if approx[f] < best_approx:
             best_approx = approx[f]
     counters[C_SCANNED] += n_node * p
@@ -539,10 +661,17 @@ def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_l
     tol = 16.0 * (n_node + n_stats + 16) * _EPS * scale + 1e-300
     left = np.empty(n_stats)
     right = np.empty(n_stats)
+    exact_bins = use_hist and integer_weights and not regression
     for f in range(p):
         if approx[f] <= best_approx + tol:
-            cost, thr, pos = cart.scan_sorted(X, Y, w, f, feature_rows(L, a, b, f, lay), criterion, min_leaf,
-                                              parent_stats, parent_w, left, right, best_cost)
+            kind = FKIND[f]
+            if kind < 0 and exact_bins:
+                j = -kind - 1
+                cost, thr, pos = _exact_binned_scan(H, BOFF[j], BOFF[j + 1], BVALS, n_node, criterion, min_leaf,
+                                                    parent_stats, parent_w, left, right, best_cost)
+            else:
+                cost, thr, pos = cart.scan_sorted(X, Y, w, f, feature_rows(L, a, b, f, FKIND, GBIN, BOFF, TMP, CNT),
+                                                  criterion, min_leaf, parent_stats, parent_w, left, right, best_cost)
             counters[C_SCANNED] += n_node
             if pos >= 0:
                 best_cost, best_thr, best_pos, best_f = cost, thr, pos, f
@@ -604,7 +733,7 @@ def _partition_lists(src, dst, a, b, n_left, flag):
 @njit
 def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats, min_split, min_leaf,
                     min_decrease, stats, W, H, hist_ready, known, kids, nxt, laid, scratch, buf, flag, table,
-                    use_table, approx, lay, counters, out_f, out_t):
+                    use_table, integer_weights, approx, lay, counters, out_f, out_t):
     """The split nodes of CART(max_leaf_nodes = ``max_leaves``) grown on the rows of ``L[:, a:b]``, in the
     order CART splits them; returns their number (at most ``max_leaves - 1``).
 
@@ -629,7 +758,8 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
         f, thr, pos, cost = np.int64(known[1]), known[2], np.int64(known[3]), known[4]
     else:
         f, thr, pos, cost = presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, stats,
-                                                 W, table, use_table, approx, lay, H, hist_ready, counters)
+                                                 W, table, use_table, integer_weights, approx, lay, H, hist_ready,
+                                                 counters)
     cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, f, thr, pos, cost, W, W)
     k = 0
     while fc[cart.C_FRONTIER] > 0:
@@ -662,8 +792,8 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
             cs, cw = cart.node_stats(dst[rl], lo, hi, Y, w, criterion, n_stats)
             cimp = cart.impurity_of(cs, cw, criterion)
             cf, cthr, cpos, ccost = presorted_best_split(X, XT, Y, Yc, yi, w, dst, lo, hi, criterion, n_stats,
-                                                         min_leaf, cs, cw, table, use_table, approx, lay, lay[6],
-                                                         False, counters)
+                                                         min_leaf, cs, cw, table, use_table, integer_weights, approx,
+                                                         lay, lay[6], False, counters)
             cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, cf, cthr, cpos, ccost, cw, W)
             if depth == 0:
                 kids[side, 0] = 1.0
@@ -686,9 +816,10 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
     costs = np.empty(size)
     left = np.empty(n_stats)
     right = np.empty(n_stats)
+    FKIND, GBIN, BOFF, _, TMP, CNT, _ = lay
     k = 0
     for f in range(p):
-        rows = feature_rows(L, a, b, f, lay)
+        rows = feature_rows(L, a, b, f, FKIND, GBIN, BOFF, TMP, CNT)
         if X[rows[n_node - 1], f] <= X[rows[0], f] + cart.FEATURE_THRESHOLD:
             continue
         left[:] = 0.0
@@ -870,6 +1001,7 @@ def make_kernel(level):
         alpha = params[P_ALPHA]
         epi = np.int64(params[P_EPI])
         use_table = params[P_XLOGX] > 0.0
+        integer_weights = params[P_INTEGER_WEIGHTS] > 0.0
         classification = criterion != cart.SQUARED_ERROR
         N = X.shape[0]
         p = X.shape[1]
@@ -1028,8 +1160,8 @@ def make_kernel(level):
                         n_cand = cart_candidates(X, XT, Y, Yc, yi, w, LISTS[depth], a, b, leaves,
                                                  criterion, n_stats, min_split, min_leaf, min_decrease, stats, W,
                                                  HS[depth], ready, known, MEMO[depth + 1], nxt, LAID[depth + 1:],
-                                                 scratch, buf, flag, table, use_table, approx, lay, counters,
-                                                 CI[c0:, K_FEAT], CF[c0:, KF_THR])
+                                                 scratch, buf, flag, table, use_table, integer_weights, approx, lay,
+                                                 counters, CI[c0:, K_FEAT], CF[c0:, KF_THR])
                     else:
                         feats, thrs, costs = all_cuts(X, Y, w, LISTS[depth], a, b, criterion, n_stats, min_leaf,
                                                       stats, W, generator == GEN_TOPB, lay)

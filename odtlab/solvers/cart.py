@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from odtlab.core import cart as kernels
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
@@ -195,21 +195,10 @@ class _CARTParams(TreeEstimator):
 
 def _cart_init(default_criterion):
     """The ``__init__`` of a CART estimator: scikit-learn's tree parameters, ``criterion`` defaulting to
-    ``default_criterion`` (one function for both estimators, with an explicit signature for get_params)."""
-
-    def __init__(self, criterion=default_criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary", time_limit=None):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_leaf_nodes = max_leaf_nodes
-        self.ccp_alpha = ccp_alpha
-        self.record = record
-        self.time_limit = time_limit
-
-    return __init__
+    ``default_criterion``."""
+    return params_init(criterion=default_criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                       min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary",
+                       time_limit=None)
 
 
 class CARTClassifier(TreeClassifierMixin, _CARTParams):

@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
 from odtlab.events import register_kind
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
@@ -250,6 +250,7 @@ class DPDTSolver(Solver):
         self.params[kernels.P_ALPHA] = float(self.alpha)
         self.params[kernels.P_EPI] = self.events_per_iteration
         self.params[kernels.P_XLOGX] = 1.0 if self.table.size else 0.0
+        self.params[kernels.P_INTEGER_WEIGHTS] = 1.0 if self._integral else 0.0
         self._layout(n_stats if task == "classification" else self.Y.shape[1] + 1)
         self.buf = np.zeros(n, dtype=np.int32)
         self.flag = np.zeros(n, dtype=np.uint8)
@@ -414,14 +415,15 @@ class DPDTSolver(Solver):
         lines = self._root_lines()
         if lines is None:
             return None, 0.0
-        a = Fraction(*as_ratio(alpha)) if self._integral else float(alpha)
+        # exact: alpha = p / q and integer E, S compare as q E + p S (integers); else floats (p, q = alpha, 1)
+        p, q = as_ratio(alpha) if self._integral else (float(alpha), 1)
         best, best_v = None, None
         for line in lines:
-            v = self._exact(line[0]) + a * self._exact(line[1])
+            v = q * self._exact(line[0]) + p * self._exact(line[1])
             if best_v is None or v <= best_v:
                 best, best_v = line, v
         W = self._exact(self.w.sum())
-        return best, (Fraction(best_v) / W if self._integral else best_v / W) if W > 0 else 0.0
+        return best, (Fraction(best_v, q * W) if self._integral else best_v / W) if W > 0 else 0.0
 
     def _subtree(self, action, left, right):
         if action < 0:
@@ -547,25 +549,10 @@ class _DPDTParams(TreeEstimator):
 
 
 def _dpdt_init(default_criterion):
-    """The ``__init__`` of a DPDT estimator, ``criterion`` defaulting to ``default_criterion`` (one function for
-    both estimators, with an explicit signature for scikit-learn's get_params)."""
-
-    def __init__(self, max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
-                 criterion=default_criterion, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 time_limit=None, record="summary"):
-        self.max_depth = max_depth
-        self.candidates = candidates
-        self.alpha = alpha
-        self.generator = generator
-        self.budget = budget
-        self.criterion = criterion
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.time_limit = time_limit
-        self.record = record
-
-    return __init__
+    """The ``__init__`` of a DPDT estimator, ``criterion`` defaulting to ``default_criterion``."""
+    return params_init(max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
+                       criterion=default_criterion, min_samples_split=2, min_samples_leaf=1,
+                       min_impurity_decrease=0.0, time_limit=None, record="summary")
 
 
 class DPDTClassifier(TreeClassifierMixin, _DPDTParams):
