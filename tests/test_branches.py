@@ -138,6 +138,67 @@ def test_arrays_grow_from_a_tiny_capacity():
     assert a.stats["iterations"] == b.stats["iterations"] and small.ND.shape[0] > 2
 
 
+def test_state_type_follows_what_fits_and_int64_gives_the_same_search(monkeypatch):
+    assert kernels.state_dtype(100, 1000, 20, 2) == np.int32
+    assert kernels.state_dtype(1 << 14, 100, 20, 2) == np.int64  # n(l) of an inline child needs 15 bits
+    assert kernels.state_dtype(100, 1 << 24, 20, 2) == np.int64  # n * D passes 2**30
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 3, size=(70, 5))
+    y = rng.integers(0, 3, size=70)
+    events = []
+    for dtype in (np.int32, np.int64):
+        monkeypatch.setattr(kernels, "state_dtype", lambda *args, dtype=dtype: dtype)
+        solver = BranchesSolver(X, y, lam=0.005, capacity=4)
+        search = Search(solver, record="full")
+        result = search.run()
+        assert solver.ND.dtype == solver.RC.dtype == dtype
+        events.append((search.events(), result.tree.to_text(), solver.bounds_exact()))
+    (a, tree_a, bounds_a), (b, tree_b, bounds_b) = events
+    assert tree_a == tree_b and bounds_a == bounds_b
+    assert a.shape == b.shape and all(np.array_equal(a[f], b[f], equal_nan=True) if a[f].dtype.kind == "f"
+                                      else np.array_equal(a[f], b[f]) for f in a.dtype.names)
+
+
+def live_and_free_records(solver):
+    """The record rows of every memo branch and of every free block; fails on an overlap."""
+    owner = np.full(int(solver.CN[kernels.C_RECS]), -1)
+    for v in range(int(solver.CN[kernels.C_NODES])):
+        base, size = solver.ND[v, kernels.D_REC], solver.ND[v, kernels.D_NACT]
+        if base >= 0 and size > 0:
+            assert (owner[base:base + size] == -1).all()
+            owner[base:base + size] = v
+    for size in range(solver.FREE.shape[0]):
+        block = solver.FREE[size]
+        while block >= 0:
+            assert (owner[block:block + size] == -1).all()
+            owner[block:block + size] = -2
+            block = solver.RC[block, kernels.R_Q]
+    return owner
+
+
+@pytest.mark.parametrize("iterations", [400, None])
+def test_complete_branches_keep_only_their_incumbent_split_and_free_blocks_are_reused(iterations):
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 2, size=(90, 9))
+    y = (X[:, 0] ^ X[:, 3]) | (rng.random(90) < 0.2)
+    solver = BranchesSolver(X, y, lam=0.002)
+    result = Search(solver).run(max_iterations=iterations)
+    owner = live_and_free_records(solver)
+    assert (owner == -2).any()  # some blocks are free ...
+    expanded = solver.ND[:solver.CN[kernels.C_NODES], kernels.D_FLAGS] & kernels.F_EXPANDED > 0
+    split_actions = 9 - solver.ND[:solver.CN[kernels.C_NODES], kernels.D_DEPTH][expanded]  # one per unused feature
+    assert solver.CN[kernels.C_RECS] < split_actions.sum()  # ... and reused: fewer rows than expansions took
+    for v in range(int(solver.CN[kernels.C_NODES])):
+        flags, size = solver.ND[v, kernels.D_FLAGS], solver.ND[v, kernels.D_NACT]
+        if flags & kernels.F_COMPLETE and flags & kernels.F_EXPANDED:
+            best = solver.ND[v, kernels.D_BEST]
+            assert size == (0 if best < 0 or flags & kernels.F_LEAF else 1)
+            if size:
+                assert kernels.rec_feature(solver.RC, solver.ND[v, kernels.D_REC]) == best
+    assert result.status == ("optimal" if iterations is None else "iteration_limit")
+    assert result.tree.branches_objective(X, y, 0.002, exact=True) == solver.bounds_exact()[0]
+
+
 # -- the paper's optima (Table 2 / brief §5.8, λ from Table 5) ---------------------------------------------
 
 PAPER = [  # name, lambda, objective, decimals, splits
@@ -317,7 +378,9 @@ def test_growth_under_a_memory_limit_uses_the_memory_it_is_given():
     assert res.status == "memory_limit"
     # doubling would stop with about half of the limit used; growing by what fits stops close to it
     assert 0.75 * limit < solver.nbytes() <= 1.15 * limit
-    used = solver.CN[kernels.C_RECS] * solver.RC.shape[1] * 8
+    # and most of it is in use: split records, memo branches (at a memo table load of 1/2)
+    node_row = solver.ND[0].nbytes + solver.NC[0].nbytes + solver.KEYS[0].nbytes + 2 * (solver.TABLE[0].nbytes + 1)
+    used = solver.CN[kernels.C_RECS] * solver.RC[0].nbytes + solver.CN[kernels.C_NODES] * node_row
     assert used > 0.5 * limit
     assert res.tree.branches_objective(X, y, 0.001) == pytest.approx(res.objective)
 

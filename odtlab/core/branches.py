@@ -9,7 +9,8 @@ is a settled leaf at birth. One iteration is Selection, Expansion and Backpropag
 Appendix D.2), written from the corrected pseudocode of the brief (§2.6; the printed Algorithm 1 of
 Appendix E has the slips E1-E7 of brief §2.8).
 
-Exact arithmetic (brief pitfall 4): with lambda = p / D, every value is an int64 in units of 1 / (n * D).
+Exact arithmetic (brief pitfall 4): with lambda = p / D, every value is an integer in units of 1 / (n * D)
+(computed in int64, stored in int32 when n * D < 2**30, see :func:`state_dtype`).
 A leaf is worth H = D * n_{k*}(l) and the Purification Bound of a split is P - lambda = D * n(l) - p * n.
 Ties are therefore real ties, broken by the documented rules; a float implementation (the paper's)
 breaks some of them by rounding noise, which is why its iteration counts differ slightly.
@@ -30,7 +31,8 @@ when that is shorter.
 
 State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW``):
 
-* ``ND`` (int64, one 64-byte row per memo branch, the fields Selection and Backpropagation touch): R, G,
+* ``ND`` (int32 or int64, :func:`state_dtype`; one 32- or 64-byte row per memo branch, the fields Selection
+  and Backpropagation touch): R, G,
   H, first split record (-1 before expansion: only the root, before the first iteration), flags, number
   of split actions, best incumbent feature (-1: leaf), depth S(l).
 * ``NC`` (int32, one row per memo branch, read for events and trees): n(l), n_{k*}, majority class,
@@ -39,13 +41,19 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   adds (j + 1) * RADIX[i] to word WORD[i], so the key is independent of the order of the tests and a
   child's key is its parent's plus one term. W > 1 once the radix product passes 62 bits (one-hot data).
 * ``TABLE`` (int64, size x 2, size a power of two): open addressing, (node id, first key word), with
-  ``OCC`` (uint64) the bitmap of its occupied slots.
-* ``RC`` (int64, one row of 3 + max C_i words per split record): Q, done (sum of R over children moved
-  to the complete side), feature * 2^32 + number of open children (cleaned lazily, brief §2.3), then one
-  slot per child in category order: ``node * 4 + open`` for a memo branch, ``n(l) * 2^32 + n_{k*} * 4 +
-  2 + open`` for an inline child. A record and its children share a cache line or two, which is what
+  ``OCC`` (uint8) a tag byte per slot (0: empty), see :func:`lookup`.
+* ``RC`` (ND's type, one row of 3 + max C_i words per split record): Q, done (sum of R over children
+  moved to the complete side), feature * 2^32 + number of open children (cleaned lazily, brief §2.3), then
+  one slot per child in category order: ``node * 4 + open`` for a memo branch, ``n(l) * 2^32 + n_{k*} * 4
+  + 2 + open`` for an inline child (int32: 2^16 and 2^17 instead of 2^32, see :func:`state_dtype`; the
+  int32 layout halves the bytes of the search state and of what Selection reads on one-hot data, where a
+  record is 5 words). A record and its children share a cache line or two, which is what
   Selection and Backpropagation read at every level. The records of a branch are contiguous and kept in
   binary max-heap order in place, so the best split is always the branch's first record (ties: pitfall 3).
+  Once a branch is complete only its best-G record is read again (INFER_INCUMBENT): :func:`release` keeps
+  that one and frees the others for the next expansion with as many split actions.
+* ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
+  one size linked through the Q of their first row.
 * ``CN`` (int64): counters, so the search resumes exactly between calls.
 """
 import numba
@@ -81,10 +89,34 @@ REASON_NONE, REASON_NO_ACTIONS, REASON_SETTLED, REASON_LEAF, REASON_SPLIT = -1, 
 
 # ---- split records and child slots ------------------------------------------------------------------------
 R_Q, R_DONE, R_META, R_KIDS = range(4)  # R_KIDS + j: the slot of the child of category j
-_LOW32 = (1 << 32) - 1
 S_OPEN, S_INLINE = 1, 2
-_COUNT_MASK = (1 << 30) - 1
-MAX_ROWS = _COUNT_MASK  # n(l) and n_{k*} of an inline child take 30 bits each
+MAX_ROWS = (1 << 30) - 1  # n(l) and n_{k*} of an inline child take 30 bits each in an int64 slot
+# the int32 layout (ND and RC of int32): a slot holds n(l) << 17 | n_{k*} << 2 | flags with n(l) < 2**14, a
+# memo slot node * 4 + flags, a record's meta feature << 16 | open children, and values (units 1 / (n * D))
+# stay within +-n * D
+NARROW_ROWS, NARROW_UNITS, NARROW_NODES, NARROW_RECS = 1 << 14, 1 << 30, 1 << 29, (1 << 31) - 1
+
+
+def state_dtype(n, den, q, cmax):
+    """The integer type of the node table ND and the split records RC: int32 when every field fits (n below
+    2**14 rows, n * D below 2**30, fewer than 2**15 features and 2**16 categories), else int64. Half as many
+    bytes per record is half the memory traffic of Selection and Backpropagation and twice the records per
+    gigabyte; the search, its values and its events are the same."""
+    if n < NARROW_ROWS and n * den < NARROW_UNITS and q < 1 << 15 and cmax < 1 << 16:
+        return np.int32
+    return np.int64
+
+
+@njit(inline="always")
+def _meta_shift(RC):
+    """Bits of a record's meta word below the feature (the rest: number of open children)."""
+    return 32 if RC.itemsize == 8 else 16
+
+
+@njit(inline="always")
+def _count_shift(RC):
+    """Bit where n(l) starts in an inline slot (n_{k*} sits between bit 2 and it)."""
+    return 32 if RC.itemsize == 8 else 17
 
 # ---- event kinds (Branches block 64..95, odtlab.core.events) ----------------------------------------------
 EV_INIT = 64
@@ -190,27 +222,39 @@ def _mix(h, w):
     return h ^ (h >> 29)
 
 
-@njit
+@njit(inline="always")
+def _hash(key):
+    h = 0x5BD1E995
+    for w in range(key.shape[0]):
+        h = _mix(h, key[w])
+    return h
+
+
+@njit(inline="always")
+def _tag(h):
+    """The slot's tag in ``OCC``: 0 for an empty slot, else 128 + 7 hash bits that the slot index does not use."""
+    return np.uint8(128 | ((h >> 40) & 127))
+
+
+@njit(inline="always")
 def lookup(TABLE, OCC, KEYS, key):
     """Find ``key`` in the memo: ``(node, slot)``, node -1 when absent (``slot`` is then the free slot).
 
-    ``OCC`` is a bitmap of the occupied slots, small enough to stay in cache: most keys looked up are not
-    in the memo, and an empty first slot answers without touching the table."""
-    h = 0x5BD1E995
-    W = key.shape[0]
-    for w in range(W):
-        h = _mix(h, key[w])
+    ``OCC`` holds one tag byte per slot (0: empty), small enough to stay in cache: most keys looked up are
+    not in the memo, and the probe reads the table only at a slot whose tag matches the key's (a wrong
+    match once in 128 occupied slots), so an absent key rarely touches the table."""
+    h = _hash(key)
+    tag = _tag(h)
     mask = TABLE.shape[0] - 1
     s = h & mask
-    if (OCC[s >> 6] >> np.uint64(s & 63)) & np.uint64(1) == np.uint64(0):
-        return -1, s
     while True:
-        v = TABLE[s, 0]
-        if v < 0:
+        t = OCC[s]
+        if t == 0:
             return -1, s
-        if TABLE[s, 1] == key[0]:
+        if t == tag and TABLE[s, 1] == key[0]:
+            v = TABLE[s, 0]
             same = True
-            for w in range(1, W):
+            for w in range(1, key.shape[0]):
                 if KEYS[v, w] != key[w]:
                     same = False
                     break
@@ -220,18 +264,19 @@ def lookup(TABLE, OCC, KEYS, key):
 
 
 @njit(inline="always")
-def insert(TABLE, OCC, slot, v, key0):
+def insert(TABLE, OCC, slot, v, key):
+    """Store node v with ``key`` at the free ``slot`` that :func:`lookup` returned."""
     TABLE[slot, 0] = v
-    TABLE[slot, 1] = key0
-    OCC[slot >> 6] |= np.uint64(1) << np.uint64(slot & 63)
+    TABLE[slot, 1] = key[0]
+    OCC[slot] = _tag(_hash(key))
 
 
 @njit
 def rehash(TABLE, OCC, KEYS, n_nodes):
-    """Fill an empty table (all -1, bitmap all 0) with nodes 0..n_nodes-1 (after the driver enlarged it)."""
+    """Fill an empty table (tags all 0) with nodes 0..n_nodes-1 (after the driver enlarged it)."""
     for v in range(n_nodes):
         node, s = lookup(TABLE, OCC, KEYS, KEYS[v])
-        insert(TABLE, OCC, s, v, KEYS[v, 0])
+        insert(TABLE, OCC, s, v, KEYS[v])
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -240,12 +285,17 @@ def rehash(TABLE, OCC, KEYS, n_nodes):
 
 @njit(inline="always")
 def rec_feature(RC, r):
-    return RC[r, R_META] >> 32
+    return RC[r, R_META] >> _meta_shift(RC)
 
 
 @njit(inline="always")
 def rec_open(RC, r):
-    return RC[r, R_META] & _LOW32
+    return RC[r, R_META] & ((1 << _meta_shift(RC)) - 1)
+
+
+@njit(inline="always")
+def rec_meta(RC, feature, n_open):
+    return (feature << _meta_shift(RC)) | n_open
 
 
 @njit(inline="always")
@@ -264,7 +314,7 @@ def _better(RC, a, b, tie):
     return RC[a, R_META] < RC[b, R_META]  # the feature sits in the high bits
 
 
-@njit
+@njit(inline="always")
 def sift_down(RC, base, size, pos, tie):
     """Restore the heap order of records base..base+size-1 below position ``pos`` (records are swapped)."""
     while True:
@@ -292,7 +342,7 @@ def runner_up(RC, base, size, tie):
     return base + 1
 
 
-@njit
+@njit(inline="always")
 def refresh(ND, NC, RC, v):
     """REFRESH of brief §2.6: R(l) = max{H(l), Q(l, top)}; l is complete when the leaf wins (ties go to the
     leaf) or when the top split has no open child. Returns the completion reason, or REASON_NONE."""
@@ -363,7 +413,7 @@ def bitset_rows(RB, rows):
     return m
 
 
-@njit
+@njit(inline="always")
 def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
     """NEW_NODE of brief §2.6: store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
     v = CN[C_NODES]
@@ -371,7 +421,7 @@ def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pr
     CN[C_EVALS] += 1
     for w in range(key.shape[0]):
         KEYS[v, w] = key[w]
-    insert(TABLE, OCC, slot, v, key[0])
+    insert(TABLE, OCC, slot, v, key)
     h = PA[P_DEN] * n_best
     bound = PA[P_DEN] * n_l - PA[P_LAM]
     ND[v, D_H] = h
@@ -418,21 +468,23 @@ def init_root(y, PA, WORD, CN, ND, NC, KEYS, TABLE, OCC):
 
 
 @njit(inline="always")
-def inline_slot(n_l, n_best, is_open):
-    return (n_l << 32) | (n_best << 2) | S_INLINE | (S_OPEN if is_open else 0)
+def inline_slot(RC, n_l, n_best, is_open):
+    """The slot of a child written inline: n(l) and n_{k*} above the two flag bits (layout of RC's width)."""
+    return (n_l << _count_shift(RC)) | (n_best << 2) | S_INLINE | (S_OPEN if is_open else 0)
 
 
 @njit(inline="always")
-def inline_n(s):
-    return s >> 32
+def inline_n(RC, s):
+    sh = _count_shift(RC)
+    return (s >> sh) & ((1 << (sh - 2)) - 1)
 
 
 @njit(inline="always")
-def inline_best(s):
-    return (s >> 2) & _COUNT_MASK
+def inline_best(RC, s):
+    return (s >> 2) & ((1 << (_count_shift(RC) - 2)) - 1)
 
 
-@njit
+@njit(inline="always")
 def select_child(ND, RC, r, c_i, rule, den):
     """The open child Selection follows: min G (V-late D.2 and the authors' code), min H (V-early) or the
     first open one; ties go to the lowest category. An inline child has G = H. Returns its category."""
@@ -445,7 +497,7 @@ def select_child(ND, RC, r, c_i, rule, den):
         if rule == RULE_FIRST:
             return j
         if s & S_INLINE:
-            val = den * inline_best(s)
+            val = den * inline_best(RC, s)
         elif rule == RULE_MIN_G:
             val = ND[s >> 2, D_G]
         else:
@@ -456,7 +508,7 @@ def select_child(ND, RC, r, c_i, rule, den):
     return best
 
 
-@njit
+@njit(inline="always")
 def find_record(ND, RC, v, feature):
     """The split record of expanded branch v for ``feature`` (records are in heap order)."""
     base = ND[v, D_REC]
@@ -466,9 +518,33 @@ def find_record(ND, RC, v, feature):
     return -1
 
 
-@njit
+@njit(inline="always")
+def release(ND, RC, FREE, v):
+    """Free the split records of branch v once it is complete: Selection and Backpropagation never read them
+    again (they stop at complete branches), and INFER_INCUMBENT reads only the record of its best-G split
+    (none for a leaf), which stays as the block's first row. The other rows go to ``FREE[size]``, a list of
+    free blocks of ``size`` rows linked through their first row's Q, which the next expansion with as many
+    split actions reuses. Only addresses change: the search, its trees and its events stay the same."""
+    base = ND[v, D_REC]
+    size = ND[v, D_NACT]
+    keep = 0
+    if ND[v, D_BEST] >= 0 and not ND[v, D_FLAGS] & F_LEAF:
+        r = find_record(ND, RC, v, ND[v, D_BEST])
+        if r != base:
+            for f in range(RC.shape[1]):
+                RC[base, f] = RC[r, f]
+        keep = 1
+    if size > keep:
+        RC[base + keep, R_Q] = FREE[size - keep]
+        FREE[size - keep] = base + keep
+    ND[v, D_NACT] = keep
+
+
+@njit(inline="always")
 def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
-    """Point the inline slot of branch v in every expanded parent (v minus one test) to its memo node."""
+    """Point the inline slot of branch v in every expanded parent (v minus one of its first ``n_test`` tests)
+    to its memo node: the kernel re-points the slot in the parent Selection came through itself (the last
+    test), without a lookup."""
     W = PA[P_W]
     for t in range(n_test):
         f = test_f[t]
@@ -490,12 +566,16 @@ def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, t
 def make_kernel(level):
     """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
 
-    ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, events,
+    ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
     max_iterations) -> (n_events, status)`` runs at most ``max_iterations`` iterations of Selection,
     Expansion and Backpropagation (Section 4.2, brief §2.6). ``Xt`` holds the codes feature-major (q x n),
     ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
     changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
     selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
+
+    The helpers an iteration calls (lookup, select_child, find_record, new_node, link_parents, refresh,
+    sift_down, release) are inlined (``inline="always"``): a call of a compiled function passes its arrays
+    with atomic reference-count updates, about a tenth of the time of a one-hot search (monk1-f).
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``CN[C_ITER]`` is k once it is
@@ -503,7 +583,7 @@ def make_kernel(level):
     """
 
     @njit
-    def kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, events,
+    def kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
                max_iterations):
         n = PA[P_N]
         q = PA[P_Q]
@@ -586,10 +666,10 @@ def make_kernel(level):
                             continue
                         fl = 1 if jj == j else 0
                         if sj & S_INLINE:
-                            hj = den * inline_best(sj)
+                            hj = den * inline_best(RC, sj)
                             k = emit(events, k, it, EV_SELECT_CANDIDATE, ND[v, D_DEPTH] + 1, fl, -1, v, i,
-                                     jj * 1.0, (den * inline_n(sj) - lam) * scale, hj * scale, inline_n(sj),
-                                     inline_best(sj), 0, hj * scale, 0.0)
+                                     jj * 1.0, (den * inline_n(RC, sj) - lam) * scale, hj * scale, inline_n(RC, sj),
+                                     inline_best(RC, sj), 0, hj * scale, 0.0)
                         else:
                             c = sj >> 2
                             if ND[c, D_FLAGS] & F_COMPLETE:
@@ -622,12 +702,13 @@ def make_kernel(level):
                 grow = 0
                 if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
                     grow |= GROW_NODES
-                if CN[C_RECS] + n_act > RC.shape[0]:
+                fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
+                if CN[C_RECS] + fresh > RC.shape[0]:
                     grow |= GROW_RECS
                 if grow:
                     CN[C_GROW] = grow
                     CN[C_NEED_NODES] = CN[C_NODES] + 1
-                    CN[C_NEED_RECS] = CN[C_RECS] + n_act
+                    CN[C_NEED_RECS] = CN[C_RECS] + fresh
                     return k_start, STATUS_GROW
 
             # ---- Expansion ----
@@ -655,11 +736,12 @@ def make_kernel(level):
                         key[w] = KEYS[v, w]
                     key[WORD[test_f[plen - 1]]] += (test_c[plen - 1] + 1) * RADIX[test_f[plen - 1]]
                     c, slot = lookup(TABLE, OCC, KEYS, key)
-                    v = new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, plen, inline_n(s), inline_best(s),
+                    v = new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, plen, inline_n(RC, s), inline_best(RC, s),
                                  pred, True)
                     CN[C_EVALS] -= 1  # it was counted when its parent was expanded
                     path[plen] = v
-                    link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen, test_f, test_c, key)
+                    RC[inline, R_KIDS + test_c[plen - 1]] = v * 4 + S_OPEN
+                    link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
             leaf = v
             if level >= LEVEL_FULL:
                 k = emit(events, k, it, EV_SELECTION, ND[leaf, D_DEPTH], 1 if lazy else 0, leaf,
@@ -674,7 +756,12 @@ def make_kernel(level):
                 child_actions = n_act > 1 and (maxdepth < 0 or depth_c < maxdepth)
                 m = NC[leaf, I_N]
                 listed = False
-                rec0 = CN[C_RECS]
+                rec0 = FREE[n_act]
+                if rec0 >= 0:  # a free block of n_act rows (see release)
+                    FREE[n_act] = RC[rec0, R_Q]
+                else:
+                    rec0 = CN[C_RECS]
+                    CN[C_RECS] = rec0 + n_act
                 for w in range(W):
                     key[w] = KEYS[leaf, w]
                 for a in range(n_act):
@@ -732,7 +819,7 @@ def make_kernel(level):
                         settled = h >= bound
                         if settled or not child_actions:  # complete at birth: a leaf for good
                             CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(cnt[j], n_best, False)
+                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
                             q_sum += h
                             g_sum += h
                             done += h
@@ -748,7 +835,7 @@ def make_kernel(level):
                         c, slot = lookup(TABLE, OCC, KEYS, key)
                         if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
                             CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(cnt[j], n_best, True)
+                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
                             q_sum += bound
                             g_sum += h
                             n_open += 1
@@ -771,7 +858,7 @@ def make_kernel(level):
                     key[wi] = KEYS[leaf, wi]
                     RC[r, R_Q] = q_sum
                     RC[r, R_DONE] = done
-                    RC[r, R_META] = (i << 32) | n_open
+                    RC[r, R_META] = rec_meta(RC, i, n_open)
                     if g_sum > ND[leaf, D_G]:
                         ND[leaf, D_G] = g_sum
                         ND[leaf, D_BEST] = i
@@ -779,7 +866,6 @@ def make_kernel(level):
                         k = emit(events, k, it, EV_SPLIT_SCORED, plen, 1 if n_open == 0 else 0, leaf, -1, i,
                                  q_sum * scale, r_before * scale, g_sum * scale, n_open, c_i, 0,
                                  (done - lam) * scale, 0.0)
-                CN[C_RECS] = rec0 + n_act
                 for pos in range(n_act // 2 - 1, -1, -1):
                     sift_down(RC, rec0, n_act, pos, tie)
                 ND[leaf, D_REC] = rec0
@@ -796,6 +882,8 @@ def make_kernel(level):
                                  path[plen - 1] if plen > 0 else -1,
                                  rec_feature(RC, rec0) if reason == REASON_SPLIT else -1, 0.0,
                                  ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+                if reason != REASON_NONE:
+                    release(ND, RC, FREE, leaf)
 
             # ---- Backpropagation, from the selected branch's parent up to the root ----
             for t in range(plen - 1, -1, -1):
@@ -815,8 +903,8 @@ def make_kernel(level):
                     if s & S_OPEN == 0:
                         continue
                     if s & S_INLINE:  # not expanded yet
-                        q_sum += den * inline_n(s) - lam
-                        g_sum += den * inline_best(s)
+                        q_sum += den * inline_n(RC, s) - lam
+                        g_sum += den * inline_best(RC, s)
                         continue
                     c = s >> 2
                     if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (brief erratum E2)
@@ -833,7 +921,7 @@ def make_kernel(level):
                         q_sum += ND[c, D_R]
                         g_sum += ND[c, D_G]
                 RC[r, R_DONE] = done
-                RC[r, R_META] = (i << 32) | n_open
+                RC[r, R_META] = rec_meta(RC, i, n_open)
                 RC[r, R_Q] = q_sum
                 if g_sum > ND[v, D_G]:
                     ND[v, D_G] = g_sum
@@ -854,6 +942,8 @@ def make_kernel(level):
                                  path[t - 1] if t > 0 else -1,
                                  rec_feature(RC, r) if reason == REASON_SPLIT else -1, 0.0, ND[v, D_R] * scale,
                                  ND[v, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+                if reason != REASON_NONE:
+                    release(ND, RC, FREE, v)
 
             CN[C_ITER] = it
             done_it += 1
@@ -880,7 +970,7 @@ def incumbent_tree(ND, RC, CAT, den, lam):
     breadth-first order (children of node t are first[t] .. first[t] + n_children[t] - 1; feature -1 for a
     leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
     cap = 64
-    code = np.empty(cap, np.int64)  # the slot code of each tree node (the root: node 0)
+    code = np.empty(cap, RC.dtype)  # the slot code of each tree node (the root: node 0), RC's layout
     feature = np.empty(cap, np.int64)
     first = np.empty(cap, np.int64)
     n_children = np.empty(cap, np.int64)
@@ -894,7 +984,7 @@ def incumbent_tree(ND, RC, CAT, den, lam):
         first[t] = m
         n_children[t] = 0
         if s & S_INLINE:
-            value += den * inline_best(s)
+            value += den * inline_best(RC, s)
             t += 1
             continue
         v = s >> 2

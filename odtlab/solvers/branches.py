@@ -255,13 +255,15 @@ class BranchesSolver(Solver):
         self.CAT = C.copy()
         self.CN = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
         cap = max(int(capacity), 2)
-        self.ND = _aligned_zeros((cap, kernels.ND_COLS), np.int64)
+        dtype = kernels.state_dtype(n, den, q, cmax)  # int32 where every field fits: half the bytes
+        self.ND = _aligned_zeros((cap, kernels.ND_COLS), dtype)
         self.NC = np.zeros((cap, kernels.NC_COLS), dtype=np.int32)
         self.KEYS = np.zeros((cap, W), dtype=np.int64)
-        self.TABLE = np.full((_pow2(2 * cap), 2), -1, dtype=np.int64)
-        self.OCC = np.zeros(max(self.TABLE.shape[0] // 64, 1), dtype=np.uint64)
+        self.TABLE = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
+        self.OCC = np.zeros(self.TABLE.shape[0], dtype=np.uint8)
         # an expanded branch holds one record per unused feature: about q / 2 on average
-        self.RC = _aligned_zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), np.int64)
+        self.RC = _aligned_zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype)
+        self.FREE = np.full(q + 1, -1, dtype=np.int64)  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.y32, self.PA, self.WORD, self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC)
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
@@ -273,7 +275,7 @@ class BranchesSolver(Solver):
 
     def advance(self, kernel, events, max_iterations):
         k, status = kernel(self.Xt, self.y32, self.BITS, self.YB, self.PA, self.CAT, self.RADIX, self.WORD,
-                           self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC, self.RC, events,
+                           self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC, self.RC, self.FREE, events,
                            max_iterations)
         self._note_incumbent()
         return int(k), int(status)
@@ -291,20 +293,29 @@ class BranchesSolver(Solver):
 
             def node_bytes(c):
                 size = _pow2(2 * c)
-                return c * (8 * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * W) + 16 * size + max(size // 64, 1) * 8
+                return c * (self.ND.itemsize * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * W) + 17 * size
 
             cap = self._capacity(self.ND.shape[0], need, node_bytes)
+            if self.ND.dtype == np.int32:
+                cap = min(cap, kernels.NARROW_NODES)
+                if cap < need:
+                    raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_NODES} memo branches")
             self.ND = _resize(self.ND, cap)
             self.NC = _resize(self.NC, cap)
             self.KEYS = _resize(self.KEYS, cap)
             size = _pow2(2 * cap)
             if size > self.TABLE.shape[0]:
-                self.TABLE = np.full((size, 2), -1, dtype=np.int64)
-                self.OCC = np.zeros(max(size // 64, 1), dtype=np.uint64)
+                self.TABLE = np.empty((size, 2), dtype=np.int64)
+                self.OCC = np.zeros(size, dtype=np.uint8)
                 kernels.rehash(self.TABLE, self.OCC, self.KEYS, self.CN[kernels.C_NODES])
         if what & kernels.GROW_RECS:
-            row = self.RC.shape[1] * 8
-            cap = self._capacity(self.RC.shape[0], int(self.CN[kernels.C_NEED_RECS]), lambda c: c * row)
+            row = self.RC.shape[1] * self.RC.itemsize
+            need = int(self.CN[kernels.C_NEED_RECS])
+            cap = self._capacity(self.RC.shape[0], need, lambda c: c * row)
+            if self.RC.dtype == np.int32:
+                cap = min(cap, kernels.NARROW_RECS)
+                if cap < need:
+                    raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_RECS} split records")
             self.RC = _resize(self.RC, cap)
         self.CN[kernels.C_GROW] = 0
 
@@ -375,7 +386,7 @@ class BranchesSolver(Solver):
 
     def nbytes(self):
         return sum(a.nbytes for a in (self.Xt, self.y32, self.BITS, self.YB, self.ND, self.NC, self.KEYS,
-                                      self.TABLE, self.OCC, self.RC))
+                                      self.TABLE, self.OCC, self.RC, self.FREE))
 
     # -- incumbent ---------------------------------------------------------------------------------
     def _note_incumbent(self):
@@ -499,9 +510,10 @@ def _pow2(x):
 
 
 def _grown(cap, need):
-    """Capacity for ``need`` items: x4 while small (fewer copies and rehashes), x2 past 2**20."""
+    """Capacity for ``need`` items: x16 below 2**14, x4 below 2**20 (fewer copies and rehashes while an
+    array is small: a fit on monk1-f grows each array once), x2 past 2**20."""
     while cap < need:
-        cap *= 4 if cap < 1 << 20 else 2
+        cap *= 16 if cap < 1 << 14 else 4 if cap < 1 << 20 else 2
     return cap
 
 
