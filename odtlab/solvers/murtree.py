@@ -40,7 +40,7 @@ from odtlab import events as ev_py
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
@@ -541,13 +541,6 @@ def _grown(a, rows, fill):
     return out
 
 
-def _store_params(est, params):
-    """Keep every ``__init__`` argument as an attribute of the same name, unchanged (scikit-learn's rule)."""
-    for name, value in params.items():
-        if name != "self":
-            setattr(est, name, value)
-
-
 class _MurTreeEstimator(TreeEstimator):
     """Parameter checks and solver construction shared by :class:`MurTreeClassifier` and
     :class:`MurTreeRegressor`."""
@@ -633,11 +626,10 @@ class MurTreeClassifier(TreeClassifierMixin, _MurTreeEstimator):
     Input must be 0/1: use ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
     """
 
-    def __init__(self, max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
-                 similarity_bound=True, incremental=True, depth_two=True, node_order="dynamic",
-                 feature_order="gini", reduce_features=True, greedy_start=True, iterative_deepening=False,
-                 bound_probing=False, record="summary"):
-        _store_params(self, locals())
+    __init__ = params_init(max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
+                           similarity_bound=True, incremental=True, depth_two=True, node_order="dynamic",
+                           feature_order="gini", reduce_features=True, greedy_start=True,
+                           iterative_deepening=False, bound_probing=False, record="summary")
 
 
 class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
@@ -663,10 +655,10 @@ class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
     _task = "regression"
     _feature_orders = {"mse": mt.FEATURES_GINI, "in-order": mt.FEATURES_IN_ORDER}
 
-    def __init__(self, max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
-                 incremental=True, depth_two=True, node_order="dynamic", feature_order="mse", reduce_features=True,
-                 greedy_start=True, iterative_deepening=False, bound_probing=False, record="summary"):
-        _store_params(self, locals())
+    __init__ = params_init(max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
+                           incremental=True, depth_two=True, node_order="dynamic", feature_order="mse",
+                           reduce_features=True, greedy_start=True, iterative_deepening=False,
+                           bound_probing=False, record="summary")
 
 
 _OPTIONS = {"depth": "max_depth", "nodes": "max_nodes", "alpha": "alpha", "time_limit": "time_limit"}
