@@ -171,7 +171,8 @@ class QuantBnBSolver(Solver):
         n_slots = self.s + 2 if lbkind == kernels.LB_W0 else max_u + self.s + 2
         self.tol = 1e-9 * max(scale, 1e-300) if not self.cls else 0.0
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
-        self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, bool(similarity)], dtype=np.float64)
+        self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
+        self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, self.similarity], dtype=np.float64)
         self.E = kernels.make_scratch(p, n, K, Yc.shape[1], self.s, n_slots)
         self.V = kernels.make_view(p, n, Yc.shape[1])
         self.loc = np.zeros(n, np.int64)
@@ -347,7 +348,7 @@ class QuantBnBSolver(Solver):
         the column minimum for a right one) and by how much it exceeds U."""
         j = self.kept[int(event.child_feature)]
         name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
-        bound = BOUND_NAMES[int(event.side_bound) // 2] + (" + similarity" if self.params[5] and self.cls else "")
+        bound = BOUND_NAMES[int(event.side_bound) // 2] + (" + similarity" if self.similarity else "")
         relation = f"> upper bound {event.U:.6g}, by {event.excess:.6g}" if event.excess > 0 else \
             f"= upper bound {event.U:.6g}, a tie"
         return (f"Round {event.round}: {'right' if event.side else 'left'} child feature {name} eliminated by {bound} "
