@@ -115,8 +115,8 @@ def assert_path_is_consistent(path, X, y):
 # the worked example and the split generator
 # ------------------------------------------------------------------------------------------------------------
 
-def test_six_point_example_of_the_brief():
-    """Brief §5.3(a): CART(3 leaves) offers x0 <= 2 and x0 <= 0.5 at the root; backward induction picks
+def test_six_point_example():
+    """gen/dpdt-example: CART(3 leaves) offers x0 <= 2 and x0 <= 0.5 at the root; backward induction picks
     x0 <= 0.5 (Q = 0 against -1/3 and -1/2) and reaches 6/6 where CART gets 4/6."""
     data = datasets.load("gen/dpdt-example")
     X, y = data.X, data.y
@@ -138,7 +138,7 @@ def test_six_point_example_of_the_brief():
 @pytest.mark.parametrize("name", sorted(SETS))
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_generator_returns_the_baseline_cart_splits_on_every_state(name, criterion):
-    """Pitfall 8: the inner CART (presorted, with a fast first scan) equals the baseline CART kernel run with
+    """Theorem 5.1 needs it: the inner CART (presorted, with a fast first scan) equals the baseline CART kernel run with
     max_leaf_nodes on the state's rows alone: same splits in the same order, ties included."""
     X, y = SETS[name](return_X_y=True)
     solver = solved(X, y, max_depth=2, candidates=(6, 4), criterion=criterion)
@@ -166,8 +166,8 @@ def test_generator_equals_baseline_cart_on_tied_data(data, leaves, min_leaf, min
 
 
 def test_budget_two_is_cart_and_top1_is_cart():
-    """B = 1 candidate per state (budget (2,), top-B with one cut) gives CART's accuracy (Thm 5.1 + brief
-    §5.3(d): (2,) always equals CART)."""
+    """B = 1 candidate per state (budget (2,), top-B with one cut) gives CART's accuracy (Thm 5.1;
+    (2,) always equals CART)."""
     X, y = skd.load_breast_cancer(return_X_y=True)
     cart = CARTClassifier(max_depth=3).fit(X, y).score(X, y)
     for kw in ({"candidates": (2,)}, {"candidates": (1,), "budget": "splits", "generator": "topb"}):
@@ -212,8 +212,8 @@ def test_exhaustive_regression_is_the_oracle(data, depth):
     ("breast_cancer", 3, (8,), 0.9807), ("breast_cancer", 3, (8, 8), 0.9824), ("breast_cancer", 3, (4, 4, 4), 0.9824),
     ("wine", 4, (8,), 1.0), ("iris", 3, (8,), 0.9867), ("breast_cancer", 3, (8, 3), 0.9824),
     ("wine", 3, (8, 3), 0.9944)])
-def test_train_accuracy_of_the_brief(name, depth, cands, accuracy):
-    """Brief §5.3(d) and the speed table of the issue (scikit-learn's datasets, alpha = 0)."""
+def test_train_accuracy(name, depth, cands, accuracy):
+    """Training accuracies and the speed table of the issue (scikit-learn's datasets, alpha = 0)."""
     X, y = SETS[name](return_X_y=True)
     est = DPDTClassifier(max_depth=depth, candidates=cands).fit(X, y)
     assert round(est.score(X, y), 4) == accuracy

@@ -638,7 +638,7 @@ def test_quantbnb_panel_names_the_eliminated_child_features(iris):
 
 
 def test_quantbnb_alive_intervals_leave_out_slices_never_pushed():
-    """Table 4 data with s = 2: a kept slice with no threshold strictly inside is not a tuple (brief A.2)."""
+    """Table 4 data with s = 2: a kept slice with no threshold strictly inside is not a tuple (Appendix A.2)."""
     from odtlab import datasets
     from odtlab.solvers.quantbnb import QuantBnBClassifier
     from odtlab.widgets.quantbnb import IntervalsPanel

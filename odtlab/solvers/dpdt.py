@@ -24,12 +24,12 @@ with two non-empty sides, each one a Bellman backup unless a duplicate), ``state
 :mod:`odtlab.core.dpdt`; (8, 1, 1) in the reference code's unit gives 7 root candidates and about 45 candidates
 (at most 141 CART nodes).
 
-Budgets (brief pitfalls 1-2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
+Budgets (docs/errata.md, DPDT D2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
 list are greedy (one candidate, CART's split). With ``budget="leaves"`` (default, the reference code) B_d is
 the inner CART's ``max_leaf_nodes`` and a state gets at most B_d - 1 candidates; with ``budget="splits"`` it
 gets at most B_d. Top-B returns that many best-impurity cuts.
 
-The regularisation path: the kernel keeps, per state, the value V(s) as a function of alpha (brief §2.4), so
+The regularisation path: the kernel keeps, per state, the value V(s) as a function of alpha (Prop. 4.1), so
 one search gives every alpha at which the optimal tree changes and the tree on each interval
 (:meth:`DPDTSolver.path`, :meth:`DPDTClassifier.get_pareto_front`). At a breakpoint the simpler tree is
 returned (the path's right limit).

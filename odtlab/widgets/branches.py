@@ -2,7 +2,7 @@
 
 Branches (Chaouki, Read, Bifet) is an AO*-style search: branches are OR nodes (choose an action: stop
 with a leaf, or split on one unused feature) and splits are AND nodes (every child branch must be
-solved). The graph view draws the *best partial solution* that Selection follows (brief §2.3): from the
+solved). The graph view draws the *best partial solution* that Selection follows (Section 4.2): from the
 root, each expanded branch through its split with the highest Q (the top of its heap) to all its
 children; coloured by status: evaluated only, visited (expanded, still open), complete (R = R*) and
 settled at birth (errors <= lambda n, a leaf that is never split). The Q panel lists the actions of the
@@ -10,7 +10,7 @@ current branch: the leaf value H(l) and Q(l, i) = -lambda + sum of the children'
 
 Events name a branch by its memo id, or (for a child kept out of the memo) by its parent, feature and
 category; the widgets key branches by their tests, ``((feature, category), ...)`` sorted, which is the
-branch itself (brief §1.2), so the same branch met through two parents is one node of the fold.
+branch itself (Section 3), so the same branch met through two parents is one node of the fold.
 """
 from collections import namedtuple
 
