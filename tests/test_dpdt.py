@@ -134,6 +134,17 @@ def test_six_point_example():
     assert_path_is_consistent(path, X, y)
 
 
+def test_state_solved_caption_names_the_best_action():
+    """The StateSolved caption says "the leaf" or names the chosen candidate with its test (it printed the
+    raw action index with a "(-1 leaf)" legend before)."""
+    data = datasets.load("gen/dpdt-example")
+    search = Search(DPDTSolver(data.X, data.y, max_depth=2, candidates=(3,)))
+    captions = {e.state: search.describe(e) for e in search.steps() if e.name == "StateSolved"}
+    assert captions[0].startswith("State 0 solved: V = -0, best action candidate 1 (x0 <= 0.5), Q(leaf) = -0.5")
+    assert "best action the leaf," in captions[2] and "-1" not in captions[2].split("Q(leaf)")[0]
+    assert all("(-1 leaf)" not in c for c in captions.values())
+
+
 @pytest.mark.jit_only
 @pytest.mark.parametrize("name", sorted(SETS))
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])

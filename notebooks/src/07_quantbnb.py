@@ -36,7 +36,7 @@ from odtlab.widgets import explore
 
 
 def ranks(x):
-    """Distinct values w_1 < ... < w_u of a feature and the rank r(i) in 1..u of every row (brief §1.2)."""
+    """Distinct values w_1 < ... < w_u of a feature and the rank r(i) in 1..u of every row (§2.3)."""
     w, r = np.unique(x, return_inverse=True)
     return w, r + 1
 
@@ -117,7 +117,7 @@ assert space(X4)["triples"] == 17 * 9 and bank_space["binary_columns"] == 4078  
 # Table 4 its first iteration has 4 tuples and 162 triples rather than 3 and 153: a root threshold of rank 0
 # or $u(f_0)$ sends every row to one side, so all those trees are the *same* tree, the best stump on all rows.
 # odtlab evaluates it once, in an extra tuple $(x_1, [0, 0], [p], [p])$ (9 triples), and the root tuples start
-# with both end points settled (brief pitfall 3).
+# with both end points settled (the paper's children share their end points and would evaluate them twice).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -166,7 +166,7 @@ assert (first.alive, first.triples) == (4, 153 + 9)
 # bound, the minimum of W over the pairs $(f_1, f_2)$. We set it against the exact $L_2$ of the slice, computed
 # from eq. (7) with the brute-force oracle for the stumps. W1 uses the paper's
 # $s' = \lfloor 0.6\, n s / (b - a) \rfloor$: in the first iteration $b - a = u(f_0)$, so without ties $s' = 1$ and
-# $W_1 = W_0$ (brief pitfall 5); five times that ratio (3.0, column "W1 ×5") gives $s' \approx 9$. The similarity
+# $W_1 = W_0$; five times that ratio (3.0, column "W1 ×5") gives $s' \approx 9$. The similarity
 # bound, an odtlab extra that adds to W, is off.
 
 # %%
@@ -356,7 +356,7 @@ for e in events_a2:
 #
 # The paper's next alive list is $\{(x_1, [1, 2], \{x_2, x_3\}, \{x_2\}), (x_1, [2, 4], \{x_2, x_3\}, \{x_2, x_3\})\}$. odtlab
 # keeps only the second: slice [1, 2] has no root threshold strictly inside, and both its end points were just
-# evaluated in Step 1 with every allowed pair of child features, so nothing is left in it (brief pitfall 3).
+# evaluated in Step 1 with every allowed pair of child features, so nothing is left in it.
 # The second iteration then searches [2, 4] exhaustively (b − a = 2 ≤ s): only rank 3 is new, and it gives
 # loss 1 again. The alive list is empty, and U = 1 is proven optimal.
 #
@@ -395,7 +395,7 @@ assert result.optimal and result.objective == 1 == bf.continuous_optimum(X4, y4,
 # %% [markdown]
 # With **W2** the middle block of slice 2 (samples 3, 4, 5) gets its own depth-2 tree, and $x_3$ leaves the left
 # side too. With the default `keep_ties=False`, a feature whose bound *equals* U is also dropped: that may lose
-# some optimal trees but never all of them, since a tree of loss U is already stored (brief pitfall 9). Here it
+# some optimal trees but never all of them, since a tree of loss U is already stored. Here it
 # drops slice 1 entirely.
 
 # %%
@@ -651,7 +651,7 @@ for n, columns, q, m, t_q, t_m in murtree_rows:
 # ## 8. Regression at depth 2
 #
 # The same search with the squared error (eq. 4; multi-output allowed): $L_0$ is the sum of squared deviations
-# from the mean, the stumps come from prefix sums of $y$ and $y^2$ (targets centred first, brief pitfall 10), and
+# from the mean, the stumps come from prefix sums of $y$ and $y^2$ (targets centred first, for floating-point accuracy), and
 # the bounds and Proposition 4.1 are unchanged. On the three small regression sets, against greedy CART of
 # depth 2, and against the oracle on the first 150 rows of each:
 

@@ -123,7 +123,7 @@ for alpha in (Fraction(1, 10), Fraction(3, 10)):
 # %% [markdown]
 # odtlab's kernel (`odtlab.core.dpdt`) does the same in numba: one iteration expands a state (its leaf value,
 # its candidates from a presorted CART that returns exactly the baseline CART's splits) or backs up one
-# candidate once both children are solved; only the current path is held (brief §2.5). Instead of a number
+# candidate once both children are solved; only the current path is held (§5.6). Instead of a number
 # per state it carries $V(s)$ as a function of $\alpha$ (section 5).
 #
 # ## 2. Backward induction, step by step
@@ -348,8 +348,10 @@ plt.show()
 # * **What "light (8, 1, 1)" and "full (8, 8, 8)" mean.** In the reference code a budget of 8 is CART's
 #   `max_leaf_nodes`: 7 root candidates, then one greedy split per state, about 45 candidates and at most
 #   $15 + 14\cdot3 + 28\cdot3 = 141$ CART nodes, while the paper reports 220–301. Its text says "16 candidate
-#   root splits", and inner CARTs with **16 leaves** reproduce both its operation counts and its accuracies
-#   (below). So the paper's light and full are `candidates=(16, 1, 1)` and `(16, 16, 16)` here.
+#   root splits". No reading of a budget of 8 gives exactly 16; what fits its counts is an inner CART with
+#   **16 leaves**, that is 15 splits, so 15 root candidates and at most $31 + 30\cdot3 + 60\cdot3 = 301$ CART
+#   nodes for light. It reproduces both the paper's operation counts and its accuracies (below). So the
+#   paper's light and full are `candidates=(16, 1, 1)` and `(16, 16, 16)` here (docs/errata.md, DPDT D2).
 #
 # On the shipped quantbnb/ sets (Quant-BnB at depth 3 only where it takes a few seconds):
 
@@ -400,9 +402,22 @@ for row in table:
         assert row["opt"][2] == "optimal" and full[0] <= row["opt"][0]
 
 # %% [markdown]
-# Every DPDT accuracy matches or beats the paper's, and the operation counts agree within a few percent (the
-# small differences come from ties in the inner CART and the train split). The reference code's (8, 1, 1) gets
-# the same accuracy as (16, 1, 1) on all sets but rice, at half the cost.
+# Every DPDT accuracy matches or beats the paper's. The operation counts, as a deviation from the paper's:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+deviation = {label: {row["set"]: row[label][1] / int(paper_ops[row["set"]][f"DPDT {label}"]) - 1 for row in table}
+             for label in ("light", "full")}
+for label, dev in deviation.items():
+    print(f"DPDT {label:5} operations / paper's - 1:", ", ".join(f"{s} {d:+.1%}" for s, d in dev.items()))
+assert max(abs(d) for d in deviation["light"].values()) < 0.04
+assert max(abs(d) for s, d in deviation["full"].items() if s != "bidding") < 0.01
+assert -0.12 < deviation["full"]["bidding"] < -0.11
+
+# %% [markdown]
+# Light agrees within 4 % and full within 1 %, except full on bidding, 11.5 % below the paper's (the
+# accuracies agree there too); we have no explanation for that row and report it. The reference code's
+# (8, 1, 1) gets the same accuracy as (16, 1, 1) on all sets but rice, at half the cost.
 #
 # As a fraction of the optimum, and in time relative to CART (one run; the time of Quant-BnB is that of its
 # certified search, in odtlab's own units of "evaluations", which are not the paper's):

@@ -136,9 +136,10 @@ print(t7.frame(times=True, with_data=True).to_string())
 # ## What differs from the paper, and why
 #
 # * The optimal accuracies agree with Table 6 on every shipped set; ConTree agrees on every run.
-# * Nine data sets of the paper are not in the Quant-BnB repository at all or are over 4 MiB (avila, bean,
-#   eeg, skin, casp, energy, gas, news, query2), and six more were left out of shared/data for size (htru,
-#   magic, room, carbon, grid, query1); fault and occupancy are not in shared/data either. Their rows are marked.
+# * Nine data sets of the paper were not found in the Quant-BnB repository (avila, bean, eeg, skin, casp,
+#   energy, gas, news, query2), and eight more are in it but larger and not shipped with the test data
+#   (htru, magic, room, carbon, grid, query1, fault, occupancy; `odtlab data fetch` downloads them). Their
+#   rows are marked.
 # * Table 2 therefore has no paper row to compare; L2 is not implemented in odtlab.
 # * ORT and BinOCT (Gurobi MIPs) are not peers here: their columns are printed from the paper, not run.
-# * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (briefs/quantbnb.md 5.2).
+# * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (docs/errata.md, Quant-BnB Q3).
