@@ -98,6 +98,27 @@ for branch in [{}, {4: 0}, {0: 1, 1: 1}]:
     assert P(branch) - H(branch) == Fraction(errors(branch), n)
 
 # %% [markdown]
+# ### Exercise 02.1: $H(l)$ and $P(l)$ by hand
+#
+# For the branch $l = \{x0=0, x1=1\}$ of monk1-o, give $(H(l), P(l))$ as exact fractions of all $n$
+# rows. Use `X`, `y` and numpy, not the helpers `H` and `P` above.
+
+# %%
+from odtlab.exercises import check
+
+# %% tags=["exercise"]
+answer = ...  # (H(l), P(l)), e.g. (Fraction(1, 2), Fraction(3, 4))
+
+# %% tags=["solution"]
+in_l = (X[:, 0] == 0) & (X[:, 1] == 1)
+class_counts = np.bincount(y[in_l], minlength=K)
+answer = (Fraction(int(class_counts.max()), n), Fraction(int(in_l.sum()), n))
+assert check("02.1", answer).ok
+
+# %%
+check("02.1", answer)
+
+# %% [markdown]
 # ### Multi-way splits
 #
 # Splitting $l$ on an unused feature $i$ gives exactly $C_i$ children $l \wedge X^{(i)}=j$, some possibly
