@@ -57,7 +57,7 @@ notebooks: $(VENV)/.installed-test
 	$(PY) notebooks/build.py
 
 # The student build: each executed chapter without its cells tagged "solution" and without outputs.
-student: $(VENV)/.installed-base
+student: $(VENV)/.installed-test
 	$(PY) notebooks/build.py --student build/student
 
 bench: $(VENV)/.installed-test
