@@ -88,6 +88,19 @@ def close(answer, reference, tol=1e-9):
     return abs(float(answer) - float(reference)) <= tol
 
 
+def judge(answer, reference, mistakes, correct, hint, tol=1e-9):
+    """Feedback on a numeric answer: ``correct`` if it equals ``reference`` (floats within ``tol``); the
+    message of the first ``(value, message)`` in ``mistakes`` that it equals; else ``hint`` and whether the
+    answer is too large or too small."""
+    if close(answer, reference, tol):
+        return accept(correct)
+    for value, message in mistakes:
+        if close(answer, value, tol):
+            return reject(message)
+    side = "larger" if answer > reference else "smaller"
+    return reject(f"{hint} (your value is {side} than the right one).")
+
+
 def as_int(answer, what):
     """The answer as an int (a float that is a whole number is accepted); Reject otherwise."""
     value = as_number(answer, what)
