@@ -39,6 +39,7 @@ def test_every_exercise_has_a_case():
     assert set(CASES) - set(REGISTRY) == set(), "test cases without an exercise"
 
 
+@pytest.mark.jit_only
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_reference_solution_accepted(shared_data, exercise_id):
     feedback = check(exercise_id, CASES[exercise_id][0]())
@@ -46,6 +47,7 @@ def test_reference_solution_accepted(shared_data, exercise_id):
     assert "Correct" in feedback._repr_html_() and "correct" in repr(feedback)
 
 
+@pytest.mark.jit_only
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_wrong_answers_rejected_with_a_reason(shared_data, exercise_id):
     wrong = CASES[exercise_id][1]()

@@ -29,7 +29,7 @@ def cart_errors(answer):
         (_cart(3)[1].tree_.misclassifications(data.X, data.y),
          "that is the depth-3 tree of the chapter; this exercise asks for max_depth=2."),
         (data.n_samples - errors, "you counted the rows classified correctly; count the misclassified ones."),
-    ], f"right: the depth-2 tree misclassifies {errors} of the {data.n_samples} training rows.",
+    ], f"the depth-2 tree misclassifies {errors} of the {data.n_samples} training rows.",
         "fit CARTClassifier(max_depth=2) and count the rows where predict(X) differs from y")
 
 
@@ -47,7 +47,7 @@ def cart_h_lambda(answer):
                                        f"(internal node), and this tree has {tree.splits}."),
         (accuracy - lam * tree.n_nodes, "you charged λ per node; Branches charges only the splits."),
         (1 - accuracy - lam * tree.splits, "start from the accuracy, not the error rate."),
-    ], f"right: H_λ = {accuracy} − {lam}·{tree.splits} = {reference}.",
+    ], f"H_λ = {accuracy} − {lam}·{tree.splits} = {reference}.",
         "H_λ = (correct rows)/n − λ·(number of splits)")
 
 
@@ -62,5 +62,5 @@ def cart_leaf_events(answer):
         (cart.tree_.n_nodes, "that counts every decided node; a Leaf event is emitted only for the leaves."),
         (2 ** 4, "2^4 is the most a depth-4 tree can have; CART stops early where a node is pure."),
         (len(trace), "that is every event, SearchStarted and Terminated included."),
-    ], f"right: one Leaf event per leaf of the tree, {leaves}.",
+    ], f"one Leaf event per leaf of the tree, {leaves}.",
         "each iteration of CART's search decides one node: a Split or a Leaf")

@@ -48,7 +48,7 @@ def optimal_tree_objective(answer):
                                       "split node."),
         (Fraction(tree.misclassifications(d.X, d.y)) + alpha * C,
          "the error term of L_α is a rate: misclassified rows divided by N."),
-    ], f"right: this tree has C(T) = {C} and error {error}, so L_0.1 = {error + alpha * C}.",
+    ], f"this tree has C(T) = {C} and error {error}, so L_0.1 = {error + alpha * C}.",
         "C(T) is right; L_α = (misclassified rows)/N + α·C(T), at α = 0.1")
 
 
@@ -72,7 +72,7 @@ def pathological_gain(answer):
         (p * left + (1 - p) * right, "that is the children's weighted impurity; the gain is G(X) minus it."),
         (parent - (left + right) / 2, "weigh each child's impurity by its share of the rows, |X_l|/|X| and |X_r|/|X|."),
         (gini_gain(d.X, d.y, 0, 0.5)[0], "that is the cut x0 ≤ ½; this exercise asks for x1 ≤ ½."),
-    ], f"right: Δ = {gain:.3g}, almost nothing, like x0 ≤ ½: a greedy root cannot see either half-cut's value.",
+    ], f"Δ = {gain:.3g}, almost nothing, like x0 ≤ ½: a greedy root cannot see either half-cut's value.",
         "Δ(f, t) = G(X) − |X_l|/|X|·G(X_l) − |X_r|/|X|·G(X_r) with G = 1 − Σ_k p_k²", tol=1e-7)
 
 
@@ -95,7 +95,7 @@ def xor_second_split(answer):
                           "(fit CART of depth 1 on the strip's rows and read its root).")
         return reject("the feature is right but the threshold is not: fit CARTClassifier(max_depth=1) on the rows "
                       "with x1 ≤ 0.2 only.")
-    return accept(f"right: x{f} ≤ {t:.4f}, perpendicular to the first cut and at about ½, as Lemma 5.5 says.")
+    return accept(f"x{f} ≤ {t:.4f}, perpendicular to the first cut and at about ½, as Lemma 5.5 says.")
 
 
 @exercise("01.4", "The smallest α at which a single leaf is optimal")
@@ -122,6 +122,6 @@ def leaf_alpha(answer):
         ((e_leaf - Fraction(cart.misclassifications(d.X, d.y), len(d.y))) / _c_of(cart, d.X, d.y),
          "that is where the leaf overtakes CART's depth-2 tree; the leaf must beat every depth-2 tree, "
          "the optimal one included."),
-    ], f"right: at α = {alpha} the best tree and the single leaf (error {e_leaf}) tie; above it the leaf wins.",
+    ], f"at α = {alpha} the best tree and the single leaf (error {e_leaf}) tie; above it the leaf wins.",
         "for each tree T, the leaf wins when e_leaf ≤ e(T) + α·C(T); take the largest such threshold over "
         "the trees that beat the leaf at α = 0")

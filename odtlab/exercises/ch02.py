@@ -52,7 +52,7 @@ def stump_return(answer):
         (-LAM + H({}), "stopping at a child l_j earns H(l_j), its majority mass, not the root's H(Ω)."),
         (-LAM + sum(P({4: j}) for j in range(len(kids))), "a leaf earns H(l) (its correctly classified mass), "
                                                           "not P(l) (its whole mass)."),
-    ], f"right: −λ + Σ_j H(x4=j) = {reference}, the H_λ of the one-split tree (Prop 3.2).",
+    ], f"−λ + Σ_j H(x4=j) = {reference}, the H_λ of the one-split tree (Prop 3.2).",
         "one MDP step splits Ω on x4 (reward −λ), the next stops at each of its children (reward H(l_j))")
 
 
@@ -66,5 +66,5 @@ def stump_break_even(answer):
         (total, "compare with the leaf: the split pays when −λ + Σ_j H(l_j) ≥ H(Ω)."),
         (reference / len(kids), "the tree has one split, so one λ: do not divide by the number of children."),
         (reference * n, "λ is on the scale of H, a share of all n rows: do not multiply by n."),
-    ], f"right: λ = Σ_j H(x4=j) − H(Ω) = {reference}; below it the split on x4 beats the leaf at Ω.",
+    ], f"λ = Σ_j H(x4=j) − H(Ω) = {reference}; below it the split on x4 beats the leaf at Ω.",
         "solve −λ + Σ_j H(x4=j) = H(Ω) for λ")

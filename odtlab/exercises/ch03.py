@@ -21,7 +21,7 @@ def purification_bound(answer):
     exact = R_star(BRANCH, LAM)
     reference = bound(BRANCH)
     if value == reference:
-        return accept(f"right: max{{H, P − λ}} = max{{{H(BRANCH)}, {P(BRANCH) - LAM}}} = {reference} "
+        return accept(f"max{{H, P − λ}} = max{{{H(BRANCH)}, {P(BRANCH) - LAM}}} = {reference} "
                       f"≥ R*(l) = {exact}.")
     if value == exact:
         return reject(f"that is R*(l) itself, found by solving the sub-tree; the bound is what {name(BRANCH)} gets "
@@ -44,7 +44,7 @@ def settled_lambda(answer):
         (Fraction(e, int(c.sum())), f"divide the errors by all n = {n} rows, not by the branch's own {c.sum()}."),
         (Fraction(e - 1, n), "at λ = e(l)/n the leaf already ties the bound, H(l) = P(l) − λ, which settles it."),
         (Fraction(int(c.max()), n), "that is H(l); the rule compares the leaf's errors e(l) with λn."),
-    ], f"right: e(l) = {e} errors, settled at birth from λ = e(l)/n = {Fraction(e, n)} on.",
+    ], f"e(l) = {e} errors, settled at birth from λ = e(l)/n = {Fraction(e, n)} on.",
         "a branch is settled at birth when its leaf's errors satisfy e(l) ≤ λ·n")
 
 
@@ -59,7 +59,7 @@ def expansion_q(answer):
                                                   "Purification Bound."),
         (sum(bound(k) for k in kids), "the split costs λ: Q(l, i) = −λ + Σ_j R(l_j)."),
         (-LAM + sum(P(k) - LAM for k in kids), "a child whose leaf beats P − λ keeps the leaf's H: take the max."),
-    ], f"right: Q(Ω, x4) = −λ + Σ_j max{{H, P − λ}} = {reference}.",
+    ], f"Q(Ω, x4) = −λ + Σ_j max{{H, P − λ}} = {reference}.",
         "Q(Ω, x4) = −λ + Σ_j max{H(x4=j), P(x4=j) − λ}")
 
 
@@ -73,7 +73,7 @@ def predict_selection(answer):
     open_kids = [k for k in children({}, 5) if (P(k) - H(k)) * n > LAM * n]
     chosen = min(open_kids, key=H)
     if answer == chosen:
-        return accept(f"right: {name(chosen)} has the smallest G = H = {H(chosen)} among the open children of x5.")
+        return accept(f"{name(chosen)} has the smallest G = H = {H(chosen)} among the open children of x5.")
     if set(answer) != {5}:
         return reject("Selection follows the split x5 from Ω, so the branch it ends at is {5: j} for some j.")
     if answer in open_kids:

@@ -33,7 +33,7 @@ def theorem_kappa(answer):
         (math.floor(S + (1 - acc) / lam), "the bound is S(T*) − 1 + (1 − H(T*))/λ: you left out the − 1."),
         (min(math.floor(S - 1 + acc / lam), q), "use the optimal tree's error mass 1 − H(T*), not its accuracy."),
         (q, f"κ is capped at q = {q}, but here the formula gives less: fit the optimal tree first."),
-    ], f"right: S(T*) = {S}, H(T*) = {acc}: κ = ⌊{S} − 1 + {1 - acc}/{lam}⌋ = {reference}.",
+    ], f"S(T*) = {S}, H(T*) = {acc}: κ = ⌊{S} − 1 + {1 - acc}/{lam}⌋ = {reference}.",
         "fit BranchesClassifier(lam=0.1), read S(T*) (splits) and H(T*) (training accuracy), then apply Thm 5.2")
 
 
@@ -47,7 +47,7 @@ def corollary_kappa(answer):
                                                 "proof gives (K − 1)/(Kλ) (the erratum of this chapter)."),
         (min(math.floor(Fraction(K - 1) / (K * lam)), q), "the cap is ⌊(K − 1)/(Kλ)⌋ − 1: you left out the − 1."),
         (Fraction(K - 1) / (K * lam) - 1, "κ is a number of tests: take the floor."),
-    ], f"right: ⌊(K − 1)/(Kλ)⌋ − 1 = ⌊{Fraction(K - 1) / (K * lam)}⌋ − 1 = {reference} (below q = {q}).",
+    ], f"⌊(K − 1)/(Kλ)⌋ − 1 = ⌊{Fraction(K - 1) / (K * lam)}⌋ − 1 = {reference} (below q = {q}).",
         "κ = min{⌊(K − 1)/(Kλ)⌋ − 1, q}")
 
 
@@ -63,5 +63,5 @@ def gamma_value(answer):
         (gamma_bound(q, C, kappa - 1), "h runs up to κ included."),
         (sum(C ** (h + 1) * math.comb(q, h) for h in range(kappa + 1)),
          "each expanded branch has (q − h) unused features, each split into C children."),
-    ], f"right: Γ = {' + '.join(str((q - h) * C ** (h + 1) * math.comb(q, h)) for h in range(kappa + 1))} "
+    ], f"Γ = {' + '.join(str((q - h) * C ** (h + 1) * math.comb(q, h)) for h in range(kappa + 1))} "
        f"= {reference}.", "Γ = Σ_{h=0}^{κ} (q − h) C^(h+1) binom(q, h)")

@@ -30,7 +30,7 @@ def fold_h_lambda(answer):
         (acc, "that is the training accuracy alone: subtract λ·S(T)."),
         (test_acc - lam * tree.splits, "H_λ is the training objective: use the fold's training rows, not its test rows."),
         (acc - lam * tree.leaves, "λ is charged per split, not per leaf."),
-    ], f"right: accuracy {acc} on the {len(train)} training rows, {tree.splits} splits: H_λ = {acc - lam * tree.splits}.",
+    ], f"accuracy {acc} on the {len(train)} training rows, {tree.splits} splits: H_λ = {acc - lam * tree.splits}.",
         "fit on data.X[train], then H_λ = training accuracy − λ·splits")
 
 
@@ -50,7 +50,7 @@ def cv_lambda(answer):
     best = res["mean_test_score"].max()
     tied = [lam for lam, m in zip(GRID, res["mean_test_score"]) if m == best]
     if value == chosen:
-        return accept(f"right: λ = {chosen:g} has the best mean test accuracy ({best:.3f})"
+        return accept(f"λ = {chosen:g} has the best mean test accuracy ({best:.3f})"
                       + (f", tied with {', '.join(f'{v:g}' for v in tied if v != chosen)}, and is the largest of them."
                          if len(tied) > 1 else "."))
     if value in tied:
@@ -86,7 +86,7 @@ def fit_but_not_generalise(answer):
     reference = {k for k, (tr, te) in enumerate(diffs) if tr > 0 and te < 0}
     given = set(int(k) for k in answer)
     if given == reference:
-        return accept(f"right: folds {sorted(reference)}; the optimal tree fits better on every fold "
+        return accept(f"folds {sorted(reference)}; the optimal tree fits better on every fold "
                       f"(Δ train rows {[tr for tr, _ in diffs]}) but loses on those test folds.")
     wrong_test = sorted(k for k in given if diffs[k][1] >= 0) if given <= set(range(5)) else None
     if wrong_test is None:
