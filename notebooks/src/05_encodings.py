@@ -262,6 +262,62 @@ assert mush_b.X.shape[1] == 117 and datasets.load("branches/mushroom-f").X.shape
 # paper timed out at 5 minutes.
 
 # %% [markdown]
+# ## Exercises
+#
+# Each exercise has a cell to fill in (replace the `...`) and a `check` that says what is right or wrong.
+#
+# **05.1** monk1-o has six categorical features (`n_categories` gives their numbers of categories). How many
+# binary columns has its one-hot encoding with the **first** category of each feature dropped (the paper's
+# monk1-f)? Answer with an int.
+
+# %%
+from odtlab.exercises import check
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+monk1 = datasets.load("branches/monk1-o")
+answer = int(sum(int(c) - 1 for c in monk1.n_categories))
+assert check("05.1", answer).ok
+
+# %%
+check("05.1", answer)
+
+# %% [markdown]
+# **05.2** The corrected Appendix C example (`gen/encoding-toy`): one feature with four categories and
+# $Y = 1$ iff $X \in \{1, 3\}$. What is the optimal $H_\lambda$ at $\lambda = 1/10$ on its **full** one-hot
+# encoding? Answer with a Fraction.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+toy = datasets.load("gen/encoding-toy")
+toy_b = one_hot(toy.X, [int(c) for c in toy.n_categories], None)[0]
+answer = Fraction(BranchesClassifier(lam="0.1").fit(toy_b, toy.y).result_.objective).limit_denominator(100)
+assert check("05.2", answer).ok
+
+# %%
+check("05.2", answer)
+
+# %% [markdown]
+# **05.3** Take $q = 2$ features with $C = 3$ categories, one-hot encoded with the last category dropped. How
+# many branches on those columns test two or more indicators of one feature (the branches Theorem C.1
+# counts)? Answer with an int.
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+q, C = 2, 3
+answer = 3 ** (q * (C - 1)) - (2 * (C - 1) + 1) ** q  # all branches less those with one indicator per feature
+assert check("05.3", answer).ok
+
+# %%
+check("05.3", answer)
+
+# %% [markdown]
 # ## Summary
 #
 # * One multi-way split costs λ once; its one-hot equivalent costs λ per binary split (corrected
@@ -271,3 +327,15 @@ assert mush_b.X.shape[1] == 117 and datasets.load("branches/mushroom-f").X.shape
 #   show the effect.
 # * Thm C.1's count is right but its "always empty" is not: many of those branches restate others.
 # * Which category is dropped matters: monk1-f is much harder than monk1-l.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]

@@ -673,7 +673,83 @@ for name in ("fish", "qsar", "concrete"):
 # %% [markdown]
 # Table 7 of the paper reports the regression sets at depth 2 in at most 14 s (news: 349 s), where the MIP
 # method ORT timed out with training losses 1% to 1358% above the optimum.
+
+# %% [markdown]
+# ## Exercises
 #
+# Each exercise has a cell to fill in (replace the `...`) and a `check` that says what is right or wrong. They
+# use the Table 4 data (`X4`, `y4`) and the A.2 tuple $(x_1, [1, 4], \{x_2, x_3\}, \{x_2, x_3\})$.
+#
+# **07.1** How many triples does the first alive list $AL^{(0)}$ (eq. 17) hold on the Table 4 data?
+
+# %%
+from odtlab.exercises import check
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+p = X4.shape[1]
+answer = sum(len(np.unique(X4[:, f])) + 1 for f in range(p)) * p * p
+assert check("07.1", answer).ok
+
+# %%
+check("07.1", answer)
+
+# %% [markdown]
+# **07.2** The almost equi-spaced points $t_0, \dots, t_s$ that cut the root interval $[1, 4]$ of the A.2
+# tuple with $s = 2$ (a list of ranks).
+
+# %% tags=["exercise"]
+answer = ...  # [t_0, t_1, t_2]
+
+# %% tags=["solution"]
+a, b, s = 1, 4, 2
+answer = [math.floor(a + j * (b - a) / s) for j in range(s + 1)]
+assert check("07.2", answer).ok
+
+# %%
+check("07.2", answer)
+
+# %% [markdown]
+# **07.3** $W_0(\phi^2_{x_3, x_2})$: slice 2 of the A.2 tuple, left child on $x_3$, right child on $x_2$
+# (eq. 9). Careful: Appendix A.2 prints this value wrong.
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+r1 = ranks(X4[:, 0])[1]
+left_rows, right_rows = r1 <= 2, r1 > 4  # slice [2, 4]: the middle block is dropped
+
+
+def stump_errors(rows, f):
+    return int(bf.continuous_optimum(X4[rows][:, [f]], y4[rows], 1).value) if rows.any() else 0
+
+
+answer = stump_errors(left_rows, 2) + stump_errors(right_rows, 1)
+assert check("07.3", answer).ok
+
+# %%
+check("07.3", answer)
+
+# %% [markdown]
+# **07.4** With $U = 1$ and ties kept, which right-child features survive $W_0$ in slice 1 $= [1, 2]$
+# (eq. 15)? Answer with a set of names.
+
+# %% tags=["exercise"]
+answer = ...  # e.g. {"x2"}
+
+# %% tags=["solution"]
+left_1, right_1 = r1 <= 1, r1 > 2  # slice [1, 2]
+column_min = {f2: min(stump_errors(left_1, f1) + stump_errors(right_1, f2) for f1 in (1, 2)) for f2 in (1, 2)}
+answer = {names[f2] for f2, w in column_min.items() if w <= 1}
+assert check("07.4", answer).ok
+
+# %%
+check("07.4", answer)
+
+# %% [markdown]
 # ## Summary
 #
 # * Quant-BnB searches tuples $(f_0, [a, b], F_1, F_2)$ in rank space; child thresholds are never enumerated,
@@ -684,3 +760,20 @@ for name in ("fish", "qsar", "concrete"):
 # * A.2 replays as printed, except the W0 row of slice 2, whose subscripts are swapped.
 # * At most ⌈log_s max u(f)⌉ ≤ ⌈log_s n⌉ iterations (Theorem 4.2), usually fewer.
 # * Same optimum as the brute force and as MurTree on the lossless binarisation, at a fraction of the time.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

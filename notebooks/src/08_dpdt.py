@@ -503,7 +503,89 @@ plt.show()
 # Boosting lifts both; the DPDT-boosted model is ahead for the first rounds, and after 30 rounds boosted CART
 # is slightly better on this test set. On one small set this is an illustration, not evidence: the paper's
 # Figure 6 aggregates dozens of data sets and 15 shuffles of a random search.
+
+# %% [markdown]
+# ## Exercises
 #
+# Each exercise has a cell to fill in (replace the `...`) and a `check` that says what is right or wrong. They
+# use the six points of section 2 (`gen/dpdt-example`) at depth 2 with CART candidates, budget 3.
+#
+# **08.1** One backward-induction step: $Q(s_0, x_0 \le 2)$ at $\alpha = 0$. Answer with a Fraction.
+
+# %%
+from odtlab.exercises import check
+
+six = datasets.load("gen/dpdt-example")
+X6, y6 = six.X, six.y
+
+
+def error_share(labels):
+    """The misclassified share of a leaf on these labels."""
+    return Fraction(int(len(labels) - np.bincount(labels, minlength=2).max()), len(labels))
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+go_left = X6[:, 0] <= 2
+yl, inner = y6[go_left], X6[go_left, 0] <= 0.5  # the left child's own CART candidate: x0 <= 0.5
+v_left = max(-error_share(yl), -(Fraction(int(inner.sum()), len(yl)) * error_share(yl[inner])
+                                 + Fraction(int((~inner).sum()), len(yl)) * error_share(yl[~inner])))
+p_left = Fraction(int(go_left.sum()), len(y6))
+answer = p_left * v_left + (1 - p_left) * -error_share(y6[~go_left])
+assert check("08.1", answer).ok
+
+# %%
+check("08.1", answer)
+
+# %% [markdown]
+# **08.2** The same Q at $\alpha = 1/10$: every split now costs $\alpha$ (and the children are solved at that
+# $\alpha$ too).
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+alpha = Fraction(1, 10)
+v_left = max(-error_share(yl), -alpha - (Fraction(int(inner.sum()), len(yl)) * error_share(yl[inner])
+                                         + Fraction(int((~inner).sum()), len(yl)) * error_share(yl[~inner])))
+answer = -alpha + p_left * v_left + (1 - p_left) * -error_share(y6[~go_left])
+assert check("08.2", answer).ok
+
+# %%
+check("08.2", answer)
+
+# %% [markdown]
+# **08.3** Which split does the optimal policy play at the root at $\alpha = 0$? Answer with a tuple
+# `(feature, threshold)`.
+
+# %% tags=["exercise"]
+answer = ...  # (feature, threshold)
+
+# %% tags=["solution"]
+tree6 = DPDTClassifier(max_depth=2, candidates=(3,)).fit(X6, y6).tree_
+answer = (int(tree6.feature[0]), float(tree6.threshold[0]))
+assert check("08.3", answer).ok
+
+# %%
+check("08.3", answer)
+
+# %% [markdown]
+# **08.4** From which $\alpha$ on is the single leaf at least as good as DPDT's tree here? Answer with a
+# Fraction.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+expected_splits = tree6.dpdt_objective(X6, y6, 1, exact=True) - Fraction(tree6.misclassifications(X6, y6), len(y6))
+answer = (error_share(y6) - Fraction(tree6.misclassifications(X6, y6), len(y6))) / expected_splits
+assert check("08.4", answer).ok
+
+# %%
+check("08.4", answer)
+
+# %% [markdown]
 # ## Summary
 #
 # * DPDT's MDP: states (rows, depth); actions: leaf or a candidate split from a small CART on the state's rows;
@@ -515,3 +597,20 @@ plt.show()
 # * The paper's "operations" are the nodes of the inner CART trees, and its light/full configurations are
 #   inner CARTs with 16 leaves; with those, odtlab reproduces its counts and accuracies on the shipped sets,
 #   at a small fraction of the optimal solver's cost, within about 1% of the optimum.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * H. Kohler, R. Akrour, P. Preux. *Breiman meets Bellman: Non-Greedy Decision Trees with MDPs.* Proceedings of
+#   the 31st ACM SIGKDD Conference on Knowledge Discovery and Data Mining (KDD '25), 2025.
+#   doi:10.1145/3711896.3736868. [`kohler2025dpdt`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]

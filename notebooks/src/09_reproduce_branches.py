@@ -176,3 +176,30 @@ for column in ("H_lambda", "splits"):
 # * **balance** is not scored: the shipped one-hot file keeps the "B" class the paper removed.
 # * Iterations differ within tie-breaking; times are compared only as ratios within one grid.
 # * Cross-validation (F.2) and the choice of λ (F.4) are the subject of chapter 13.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]
+# * X. Hu, C. Rudin, M. Seltzer. *Optimal Sparse Decision Trees.* Advances in Neural Information Processing
+#   Systems 32, 2019. [`hu2019osdt`]
+# * J. Lin, C. Zhong, D. Hu, C. Rudin, M. Seltzer. *Generalized and Scalable Optimal Sparse Decision Trees.*
+#   Proceedings of the 37th International Conference on Machine Learning (ICML), PMLR 119, 6150–6160, 2020.
+#   [`lin2020gosdt`]
+# * J. G. M. van der Linden, M. de Weerdt, E. Demirović. *Necessary and Sufficient Conditions for Optimal
+#   Decision Trees using Dynamic Programming.* Advances in Neural Information Processing Systems 36, 2023.
+#   [`vanderlinden2023streed`]
+# * G. Aglin, S. Nijssen, P. Schaus. *Learning Optimal Decision Trees Using Caching Branch-and-Bound Search.*
+#   Proceedings of the AAAI Conference on Artificial Intelligence 34, 3146–3153, 2020. [`aglin2020dl85`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

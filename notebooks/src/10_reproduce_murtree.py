@@ -160,3 +160,20 @@ for n, rep in variants.items():
 # * The paper's Tables 1–4 time 15 trees (n = 1..15 nodes) per run; odtlab times one search with a node
 #   limit. The paper's Table 3 |F| column is corrupted in the text (docs/errata.md, MurTree M4).
 # * All optima are checked; none differs.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * G. Aglin, S. Nijssen, P. Schaus. *Learning Optimal Decision Trees Using Caching Branch-and-Bound Search.*
+#   Proceedings of the AAAI Conference on Artificial Intelligence 34, 3146–3153, 2020. [`aglin2020dl85`]
+# * J. G. M. van der Linden, M. de Weerdt, E. Demirović. *Necessary and Sufficient Conditions for Optimal
+#   Decision Trees using Dynamic Programming.* Advances in Neural Information Processing Systems 36, 2023.
+#   [`vanderlinden2023streed`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

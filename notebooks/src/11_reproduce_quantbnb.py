@@ -143,3 +143,23 @@ print(t7.frame(times=True, with_data=True).to_string())
 # * Table 2 therefore has no paper row to compare; L2 is not implemented in odtlab.
 # * ORT and BinOCT (Gurobi MIPs) are not peers here: their columns are printed from the paper, not run.
 # * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (docs/errata.md, Quant-BnB Q3).
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * C. E. Briţa, J. G. M. van der Linden, E. Demirović. *Optimal Classification Trees for Continuous Feature
+#   Data Using Dynamic Programming with Branch-and-Bound.* Proceedings of the AAAI Conference on Artificial
+#   Intelligence 39, 2025. [`brita2025contree`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

@@ -139,3 +139,20 @@ print(t1.frame(times=True, with_data=True).to_string())
 # * Top-B is lower than the paper's and its operation counts far higher: its budget and thresholds are
 #   ambiguous in the paper (docs/errata.md, DPDT D3). Quant-BnB's operations are in odtlab's unit.
 # * Custard (a deep-RL DQN learner) is not run; its column is printed from the paper.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * H. Kohler, R. Akrour, P. Preux. *Breiman meets Bellman: Non-Greedy Decision Trees with MDPs.* Proceedings of
+#   the 31st ACM SIGKDD Conference on Knowledge Discovery and Data Mining (KDD '25), 2025.
+#   doi:10.1145/3711896.3736868. [`kohler2025dpdt`]
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]
