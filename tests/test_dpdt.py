@@ -309,7 +309,7 @@ def test_theorem_5_2_xor_depth_two():
 
 @pytest.mark.jit_only
 def test_pathological_data_set_at_depth_three():
-    """Brief §1.4: CART 0.7555, DPDT(8,) 1.0 with root x0 <= 0.5 (about)."""
+    """The authors' pathological set (docs/errata.md, DPDT D4): CART 0.7555, DPDT(8,) 1.0 with root x0 <= 0.5."""
     data = datasets.load("gen/dpdt-pathological")
     X, y = data.X, data.y
     assert CARTClassifier(max_depth=3).fit(X, y).score(X, y) == pytest.approx(0.7555, abs=1e-4)
