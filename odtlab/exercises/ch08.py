@@ -88,8 +88,11 @@ def policy_root(answer):
         raise Reject(f"give the root split as a tuple (feature, threshold), e.g. (1, 1.5); you gave {answer!r}.")
     reference = root_action()
     if answer[0] == reference[0] and abs(float(answer[1]) - reference[1]) < 1e-9:
-        return accept(f"x{reference[0]} ≤ {reference[1]} has Q = 0 (both children split once more into pure "
-                      "leaves), against −1/3 for x0 ≤ 2 and −1/2 for the leaf.")
+        X, _ = _example()
+        q = {t: str(q_root_split(t)[0]).replace("-", "−") for t in (0.5, 2.0)}
+        leaf = str(leaf_value(np.ones(len(X), dtype=bool))).replace("-", "−")
+        return accept(f"x{reference[0]} ≤ {reference[1]} has Q = {q[reference[1]]} (both children split once more "
+                      f"into pure leaves), against {q[2.0]} for x0 ≤ 2 and {leaf} for the leaf.")
     if answer[0] == 0 and abs(float(answer[1]) - 2.0) < 1e-9:
         return reject("x0 ≤ 2 is CART's greedy root, the first candidate; backward induction compares the values "
                       "of the subtrees each candidate leads to, and another candidate wins.")
