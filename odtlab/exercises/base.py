@@ -101,6 +101,13 @@ def judge(answer, reference, mistakes, correct, hint, tol=1e-9):
     return reject(f"{hint} (your value is {side} than the right one).")
 
 
+def as_pair(answer, what):
+    """The two numbers of a pair answer (a tuple or list) named ``what``, e.g. "(H(l), P(l))"; Reject if not."""
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise Reject(f"give {what} as a pair (two numbers in a tuple); you gave {answer!r}.")
+    return as_number(answer[0], what), as_number(answer[1], what)
+
+
 def as_int(answer, what):
     """The answer as an int (a float that is a whole number is accepted); Reject otherwise."""
     value = as_number(answer, what)
