@@ -26,7 +26,7 @@ class Feedback:
         colour, border, word = ("#e6f4ea", "#1e8e3e", "Correct") if self.ok else ("#fce8e6", "#d93025", "Not yet")
         return (f'<div style="background:{colour};border-left:4px solid {border};padding:6px 10px;'
                 f'color:#202124"><b>{html.escape(self.exercise)} · {word}.</b> '
-                f'{html.escape(self.message)}</div>')
+                f'{html.escape(self.message[:1].upper() + self.message[1:])}</div>')
 
 
 class Reject(Exception):
