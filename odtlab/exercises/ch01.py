@@ -44,8 +44,6 @@ def optimal_tree_objective(answer):
     return judge(loss, error + alpha * C, [
         (error + alpha * tree.splits, "L_α charges α·C(T), the mean number of splits on a row's path, not α per "
                                       "split node."),
-        (Fraction(tree.misclassifications(d.X, d.y)) + alpha * C,
-         "the error term of L_α is a rate: misclassified rows divided by N."),
     ], f"this tree has C(T) = {C} and error {error}, so L_0.1 = {error + alpha * C}.",
         "C(T) is right; L_α = (misclassified rows)/N + α·C(T), at α = 0.1")
 
