@@ -119,7 +119,7 @@ check("01.1", answer)
 # * at $\alpha = 0$, ties between trees with the same error are common: odtlab's solvers then return the one
 #   with the smaller $C(T)$.
 #
-# ### Exercise 01.4: the smallest α at which a leaf is optimal
+# ### Exercise 01.2: the smallest α at which a leaf is optimal
 #
 # $1 - 1/K$ is enough for the single leaf to be optimal, but on the six points a smaller α already is.
 # Give the smallest α at which the leaf is an optimal tree of depth ≤ 2, exactly. Hint: each tree is a
@@ -137,10 +137,10 @@ while (opt_k := bruteforce.dpdt_optimum(Xe, ye, 2, alpha_k)).value < leaf_error:
     tree_k = Tree.from_dict(opt_k.tree, 2).fit_leaves(Xe, ye)
     alpha_k = (leaf_error - Fraction(tree_k.misclassifications(Xe, ye), len(ye))) / expected_splits(tree_k, Xe)
 answer = alpha_k
-assert check("01.4", answer).ok
+assert check("01.2", answer).ok
 
 # %%
-check("01.4", answer)
+check("01.2", answer)
 
 # %% [markdown]
 #
@@ -452,7 +452,7 @@ print(f"best root over both features: gain {max(gini_gains(Xp, yp, f)[1].max() f
 assert g0[np.argmin(abs(t0 - 0.5))] < 1e-3 < g0[np.argmin(abs(t0 - 0.25))]
 
 # %% [markdown]
-# ### Exercise 01.2: the other half-cut
+# ### Exercise 01.4: the other half-cut
 #
 # The perfect depth-3 tree of DPDT also cuts $x_1$ at ½. Give the Gini gain $\Delta$ of the root cut
 # $x_1 \le 0.5$ on the pathological set, computed from `Xp` and `yp` with numpy (a float).
@@ -468,10 +468,10 @@ def gini_of(labels):
 
 below = Xp[:, 1] <= 0.5
 answer = gini_of(yp) - below.mean() * gini_of(yp[below]) - (~below).mean() * gini_of(yp[~below])
-assert check("01.2", answer).ok
+assert check("01.4", answer).ok
 
 # %%
-check("01.2", answer)
+check("01.4", answer)
 
 # %% [markdown]
 # At depth 2 no tree labels this set perfectly. Quant-BnB certifies the depth-2 optimum in a fraction of a

@@ -352,9 +352,9 @@ assert est.result_.optimal
 # %% [markdown]
 # ### The player
 #
-# Chapter 3 opens the search that `BranchesClassifier` runs. The player already shows it here: each frame is
-# one iteration, the root's upper bound $R(\Omega)$ falls, the value $G(\Omega)$ of the best tree found so far
-# rises, and they meet at the $R^*(\Omega)$ of the DP above.
+# Chapter 3 opens the search that `BranchesClassifier` runs. The player already shows it here. With the
+# filter below it stops at the end of each iteration: the root's upper bound $R(\Omega)$ falls, the value
+# $G(\Omega)$ of the best tree found so far rises, and they meet at the $R^*(\Omega)$ of the DP above.
 
 # %% tags=["nbval-ignore-output"]
 mdp_player = explore(BranchesClassifier(lam=0.01), X, y)

@@ -26,7 +26,7 @@ class Feedback:
         colour, border, word = ("#e6f4ea", "#1e8e3e", "Correct") if self.ok else ("#fce8e6", "#d93025", "Not yet")
         return (f'<div style="background:{colour};border-left:4px solid {border};padding:6px 10px;'
                 f'color:#202124"><b>{html.escape(self.exercise)} · {word}.</b> '
-                f'{html.escape(self.message)}</div>')
+                f'{html.escape(self.message[:1].upper() + self.message[1:])}</div>')
 
 
 class Reject(Exception):
@@ -99,6 +99,13 @@ def judge(answer, reference, mistakes, correct, hint, tol=1e-9):
             return reject(message)
     side = "larger" if answer > reference else "smaller"
     return reject(f"{hint} (your value is {side} than the right one).")
+
+
+def as_pair(answer, what):
+    """The two numbers of a pair answer (a tuple or list) named ``what``, e.g. "(H(l), P(l))"; Reject if not."""
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise Reject(f"give {what} as a pair (two numbers in a tuple); you gave {answer!r}.")
+    return as_number(answer[0], what), as_number(answer[1], what)
 
 
 def as_int(answer, what):

@@ -1,22 +1,16 @@
 """Chapter 02 (Branches: the objective, the MDP, the Bellman equations) on monk1-o."""
 from fractions import Fraction
 
-from odtlab.exercises.base import Reject, accept, as_number, exercise, judge, reject
+from odtlab.exercises.base import accept, as_number, as_pair, exercise, judge, reject
 from odtlab.exercises.branchdata import H, P, counts, monk1, name
 
 BRANCH_02_1 = {0: 0, 1: 1}
 
 
-def _pair(answer, what):
-    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise Reject(f"give {what} as a pair (two numbers in a tuple); you gave {answer!r}.")
-    return answer
-
-
 @exercise("02.1", "H(l) and P(l) of a branch")
 def mass_of_branch(answer):
     """Branches §1.3: H(l) = n_k*(l)/n and P(l) = n(l)/n for l = {x0=0, x1=1}."""
-    h, p = (as_number(v, f"{w}(l)") for v, w in zip(_pair(answer, "(H(l), P(l))"), "HP"))
+    h, p = as_pair(answer, "(H(l), P(l))")
     branch, n = BRANCH_02_1, monk1().n_samples
     c = counts(branch)
     if (h, p) == (H(branch), P(branch)):

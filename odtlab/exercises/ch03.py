@@ -20,10 +20,7 @@ def purification_bound(answer):
     value = as_number(answer, "the bound")
     exact = R_star(BRANCH, LAM)
     reference = bound(BRANCH)
-    if value == reference:
-        return accept(f"max{{H, P − λ}} = max{{{H(BRANCH)}, {P(BRANCH) - LAM}}} = {reference} "
-                      f"≥ R*(l) = {exact}.")
-    if value == exact:
+    if value == exact and exact != reference:
         return reject(f"that is R*(l) itself, found by solving the sub-tree; the bound is what {name(BRANCH)} gets "
                       "at birth, before any look at its children: max{H(l), P(l) − λ}.")
     if value < exact:
@@ -31,8 +28,8 @@ def purification_bound(answer):
                       "so it assumes a split that makes every child pure: P(l) − λ.")
     return judge(value, reference, [
         (P(BRANCH), "a split costs λ: the bound of splitting is P(l) − λ."),
-        (P(BRANCH) - H(BRANCH), "P(l) − H(l) is the leaf's error mass e(l)/n; the bound is max{H, P − λ}."),
-    ], "", "R(l) = max{H(l), P(l) − λ}, with H and P as fractions of all n rows")
+    ], f"max{{H, P − λ}} = max{{{H(BRANCH)}, {P(BRANCH) - LAM}}} = {reference} ≥ R*(l) = {exact}.",
+        "R(l) = max{H(l), P(l) − λ}, with H and P as fractions of all n rows")
 
 
 @exercise("03.2", "The λ at which a branch is settled at birth")

@@ -86,8 +86,9 @@ def fit_but_not_generalise(answer):
     reference = {k for k, (tr, te) in enumerate(diffs) if tr > 0 and te < 0}
     given = set(int(k) for k in answer)
     if given == reference:
-        return accept(f"folds {sorted(reference)}; the optimal tree fits better on every fold "
-                      f"(Δ train rows {[tr for tr, _ in diffs]}) but loses on those test folds.")
+        return accept(f"folds {sorted(reference)}: there the optimal tree fits the training rows better "
+                      f"(Δ train rows per fold {[tr for tr, _ in diffs]}) and the test rows worse "
+                      f"(Δ test rows {[te for _, te in diffs]}).")
     wrong_test = sorted(k for k in given if diffs[k][1] >= 0) if given <= set(range(5)) else None
     if wrong_test is None:
         return reject("folds are numbered 0 to 4.")

@@ -17,12 +17,12 @@ def _pathological():
     return _gini(d.y), go.mean() * _gini(d.y[go]), (~go).mean() * _gini(d.y[~go]), _gini(d.y[go]), _gini(d.y[~go])
 
 
-def solution_01_2():
+def solution_01_4():
     parent, left, right, _, _ = _pathological()
     return parent - left - right
 
 
-def wrong_01_2():
+def wrong_01_4():
     parent, left, right, gl, gr = _pathological()
     return [(parent, "impurity of the root"), (left + right, "weighted impurity"),
             (parent - (gl + gr) / 2, "share of the rows"), (0.0, "smaller than")]
@@ -41,7 +41,7 @@ def _strip_split():
 
 def wrong_01_3():
     f, t = _strip_split()
-    return [((1, t), "not x1"), ((0, 0.5), "population's cut"), ((0, 0.2), "threshold is not"), ("x0", "as (feature, threshold)")]
+    return [((1, t), "not x1"), ((0, 0.5), "population's cut"), ((0, 0.2), "threshold is not"), ("x0", "as a pair")]
 
 
 CASES = {
@@ -51,11 +51,11 @@ CASES = {
              lambda: [((3, Fraction(3, 10)), "number of split nodes"), ((2, Fraction(3, 10)), "per split node"),
                       ((4, Fraction(2, 10)), "not leaves"), ((Fraction(11, 6), Fraction(11, 60)), "recursion"),
                       (0.2, "as a pair")]),
-    "01.2": (solution_01_2, wrong_01_2),
+    "01.4": (solution_01_4, wrong_01_4),
     "01.3": (_strip_split, wrong_01_3),
     # leaf error 1/2 (three rows of each class); the perfect tree has C = 2, so 0 + 2α = 1/2 at α = 1/4,
     # and no depth-2 tree with errors does better (the checker's Dinkelbach iteration finds the same)
-    "01.4": (lambda: Fraction(1, 4),
+    "01.2": (lambda: Fraction(1, 4),
              lambda: [(Fraction(1, 2), "1 − 1/K"), (Fraction(1, 6), "number of split nodes"),
                       (Fraction(1, 11), "CART's depth-2 tree"), (Fraction(1, 3), "larger than")]),
 }
