@@ -6,8 +6,8 @@ the incumbent lower bound G(l) (the paper's ``value_greedy``), and, once l is ex
 per unused feature holding Q(l, i) = -lambda + sum_j R(l ∧ X_i = j) (Eqs. 5-6). New branches start at the
 Purification Bound R = max{H, P - lambda} (Prop 4.2, Eq. 8); a branch whose errors are at most lambda * n
 is a settled leaf at birth. One iteration is Selection, Expansion and Backpropagation (Section 4.2 and
-Appendix D.2), written from Appendix D.2 with the printed Algorithm 1 of Appendix E corrected (its slips are
-docs/errata.md, Branches E1-E7).
+Appendix D.2); the printed Algorithm 1 of Appendix E is corrected here (its slips are docs/errata.md,
+Branches E1-E7).
 
 Exact arithmetic: with lambda = p / D, every value is an integer in units of 1 / (n * D)
 (computed in int64, stored in int32 when n * D < 2**30, see :func:`state_dtype`).

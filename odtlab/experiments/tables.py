@@ -278,8 +278,8 @@ def _branches_cv():
     return TableSpec("branches-cv", "Branches, F.2 (Tables 7, 9, 10): 5-fold cross-validation",
                      "Chaouki, Read, Bifet (V-late), Appendix F.2", rows, columns,
                      ["monk1-l", "monk3-f", "zoo"], time_limit=300, memory_limit=BRANCHES_MEMORY,
-                     notes=_BR_NOTES + ["Folds: stratified, shuffled 5-fold with seed 0 (the paper's folds were "
-                                        "the paper does not say), so no cell is scored; "
+                     notes=_BR_NOTES + ["Folds: stratified, shuffled 5-fold with seed 0 (the paper does not say how "
+                                        "its folds were made), so no cell is scored; "
                                         "mean ± std over the folds."])
 
 

@@ -169,8 +169,7 @@ def _parse_lambda(lam, max_depth):
     if p == 0 and float(lam) > 0:
         raise ValueError(f"lam={lam!r} is too small for the exact ratio (denominator <= 10**6)")
     if p == 0 and max_depth is None:
-        raise ValueError("lam = 0 needs a max_depth: without a split penalty every useful split ties "
-                         "(with lambda = 0 every split looks useful)")
+        raise ValueError("lam = 0 needs a max_depth: without a split penalty every useful split ties")
     return p, q
 
 
@@ -370,8 +369,7 @@ class BranchesSolver(Solver):
           and counted, again (a re-evaluation); a child that is an expanded branch is a memo hit and is not
           counted. This is the per-expansion count of Thm 5.2 (C_i evaluations per split action); the number
           of distinct branches evaluated is smaller (a memo of every evaluated branch, as in the authors'
-          code, counts each once: monk1-o has 844 evaluations here, 481
-          with branch evaluations counted once).
+          code, counts each once; monk1-o has 844 evaluations here).
         * ``memo_size``: stored branches: the root and every expanded branch (the root is expanded by the
           first iteration, so ``memo_size == expanded`` once any iteration ran).
         * ``expanded``: expansions done (one per non-lazy iteration).

@@ -2,7 +2,7 @@
 
 The kernels are :mod:`odtlab.core.quantbnb`. This module prepares the data (distinct-value ranks and
 presorted orders per feature, constant features dropped, regression targets centred), starts from a
-greedy tree (CART's top split or splits with the best stumps below; its loss is the first U), and, and provides the :class:`~odtlab.search.Solver`, the estimators
+greedy tree (CART's top split or splits with the best stumps below; its loss is the first U), and provides the :class:`~odtlab.search.Solver`, the estimators
 :class:`QuantBnBClassifier` (0-1 loss, any number of classes) and :class:`QuantBnBRegressor` (squared
 error, multi-output), and the registry entries ``odtlab solve quantbnb`` / ``quantbnb-regressor``.
 
