@@ -7,9 +7,14 @@ it as its split generator). The best split of a node is computed when the node e
 
 Criteria: Gini and entropy for classification (weighted class counts), squared error for regression
 (weighted sums). A split is the threshold between two consecutive distinct values of a feature, at their
-midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * imp_r``; the first
-feature (in index order) and the first position reaching the minimum win ties. scikit-learn visits
-features in a random order, so on exact ties the two may pick different, equally good splits.
+midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * imp_r``, computed with
+scikit-learn's floating-point expressions (Gini ``1 - sum_k c_k^2 / w^2``, entropy with ``ln(p) / ln(2)``;
+``sklearn/tree/_criterion.pyx``), so that within a feature the two compare the same numbers and keep the
+same cut: the first position (lowest threshold) whose cost is strictly below the best so far, as
+scikit-learn's ``BestSplitter`` keeps the first strictly larger proxy improvement. An exact tie (equal in
+exact arithmetic) is broken the same way by both, through the same rounding. Across features odtlab
+keeps the first feature in index order; scikit-learn scans the features in a random permutation drawn
+from ``random_state``, so when two *features* tie the two may pick different, equally good splits.
 
 The kernel keeps the training loss of the incumbent (the decided leaves plus the frontier nodes as leaves)
 in ``acc``, so the solver's upper bound costs O(1) per step. A node that is sure to become a leaf (depth
@@ -29,6 +34,7 @@ GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "squared_error": SQUARED_ERROR}
 FEATURE_THRESHOLD = 1e-7  # values closer than this count as equal (scikit-learn's constant)
 EPSILON = np.finfo(np.float64).eps
+LN2 = np.log(2.0)
 
 # Leaf reasons (CART_LEAF's i1)
 LEAF_DEPTH, LEAF_SAMPLES, LEAF_PURE, LEAF_NO_SPLIT, LEAF_DECREASE, LEAF_BUDGET = 0, 1, 2, 3, 4, 5
@@ -58,18 +64,17 @@ def impurity_of(stats, w, criterion):
     """
     if w <= 0.0:
         return 0.0
-    if criterion == GINI:
+    if criterion == GINI:  # scikit-learn's Gini.children_impurity, operation for operation
         s = 0.0
         for k in range(stats.shape[0]):
-            p = stats[k] / w
-            s += p * p
-        return 1.0 - s
-    if criterion == ENTROPY:
+            s += stats[k] * stats[k]
+        return 1.0 - s / (w * w)
+    if criterion == ENTROPY:  # scikit-learn's Entropy, with its log(x) = ln(x) / ln(2)
         s = 0.0
         for k in range(stats.shape[0]):
             if stats[k] > 0.0:
                 p = stats[k] / w
-                s -= p * np.log2(p)
+                s -= p * (np.log(p) / LN2)
         return s
     m = stats.shape[0] // 2
     s = 0.0
