@@ -6,6 +6,7 @@ from sklearn import datasets as skd
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.utils.estimator_checks import check_estimator
 
+from odtlab import events as ev
 from odtlab.solvers.cart import CARTClassifier, CARTRegressor
 
 SETS = {"iris": skd.load_iris, "wine": skd.load_wine, "breast_cancer": skd.load_breast_cancer,
@@ -238,3 +239,17 @@ def test_one_feature_trees_equal_scikit_learn_through_every_tie(criterion):
         ref = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y).tree_
         ours = CARTClassifier(criterion=criterion).fit(X, y).tree_
         assert sorted(ours.threshold[ours.split == 1]) == sorted(ref.threshold[ref.feature >= 0]), (X.ravel(), y)
+
+
+def test_terminated_event_carries_the_result_bounds():
+    """Issue 15, item 4: the Terminated caption read "bounds [0, 0]" where the result has bounds [0, 12], and
+    SearchStarted read "bounds [0, inf]" where the solver's bounds were [0, loss of the root as a leaf]."""
+    X, y = skd.load_wine(return_X_y=True)
+    search = CARTClassifier(max_depth=2).search(X, y)
+    assert search.history()[["lower", "upper"]].iloc[0].tolist() == [0.0, 107.0]
+    result = search.run()
+    first, last = ev.decode_all(search.events())[::search.events().size - 1]
+    assert first.name == "SearchStarted" and (first.lower, first.upper) == (0.0, 107.0)
+    assert last.name == "Terminated" and result.upper_bound > 0
+    assert (last.lower, last.upper) == (result.lower_bound, result.upper_bound)
+    assert f"bounds [0, {result.upper_bound:.6g}]" in search.describe(last)

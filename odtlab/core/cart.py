@@ -297,16 +297,16 @@ def make_kernel(level):
         if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
             push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
                           total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
-            if level >= ev.LEVEL_SUMMARY:
-                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0,
+            if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
+                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, acc[A_FRONTIER], 0.0,
                             n, 0, 0, 0.0, 0.0)
         done = 0
         while done < max_iterations:
             if counters[C_FRONTIER] == 0:
                 counters[C_DONE] = 1
                 acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, 0.0, 0.0,
+                if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, training loss of the tree]
+                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, acc[A_LEAVES], 0.0,
                                 counters[C_NODES], counters[C_LEAVES], 0, 0.0, 0.0)
                 return k, ev.STATUS_DONE
             if k + 2 > events.shape[0]:
