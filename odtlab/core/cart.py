@@ -12,7 +12,8 @@ scikit-learn's floating-point expressions (Gini ``1 - sum_k c_k^2 / w^2``, entro
 ``sklearn/tree/_criterion.pyx``), so that within a feature the two compare the same numbers and keep the
 same cut: the first position (lowest threshold) whose cost is strictly below the best so far, as
 scikit-learn's ``BestSplitter`` keeps the first strictly larger proxy improvement. An exact tie (equal in
-exact arithmetic) is broken the same way by both, through the same rounding. Across features odtlab
+exact arithmetic) is broken the same way by both, through the same rounding, whenever the class sums are
+exact (integer weights; scikit-learn may add fractional weights in another order). Across features odtlab
 keeps the first feature in index order; scikit-learn scans the features in a random permutation drawn
 from ``random_state``, so when two *features* tie the two may pick different, equally good splits.
 
