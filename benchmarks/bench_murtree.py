@@ -10,7 +10,8 @@ compiled (or loaded from numba's cache) on a small problem first, so compilation
 include their own input checks.
 
 Also: ``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
-"summary" and "full"), ``--ablation`` (each MurTree technique switched off in turn) and ``--regression``
+"summary" and "full"), ``--ablation`` (each MurTree technique switched off in turn), ``--probing`` (only:
+``bound_probing`` on against off, the price of the anytime lower bound) and ``--regression``
 (``MurTreeRegressor`` against ``pystreed.STreeDRegressor(optimization_task="regression")`` on sklearn/diabetes
 binarised at quantiles and on dl/anneal's features with a synthetic target, squared errors compared).
 
@@ -131,6 +132,31 @@ def ablation(names, depth, time_limit=60.0):
         print(f"{name:24s}" + "".join(cells), flush=True)
 
 
+def probing(names, depths, repeat):
+    """CPU time of fits with ``bound_probing`` against fits without, alternating, fastest of ``repeat`` (more
+    while a pair takes under 0.5 s): the price of an anytime lower bound."""
+    print(f"\nbound probing, CPU seconds, fastest of {repeat}+ (ratio = with / without):")
+    ratios, totals = [], {False: 0.0, True: 0.0}
+    for name in names:
+        data = datasets.load(name)
+        X, y = np.asarray(data.X), np.asarray(data.y)
+        for d in depths:
+            best = {False: np.inf, True: np.inf}
+            spent, runs = 0.0, 0
+            while runs < repeat or (spent < 0.5 and runs < 100):
+                for probe in best:
+                    t, est = fit_time(lambda: MurTreeClassifier(max_depth=d, record="none", bound_probing=probe), X, y)
+                    best[probe] = min(best[probe], t)
+                    spent += t
+                runs += 1
+            ratios.append(best[True] / best[False])
+            totals = {probe: totals[probe] + best[probe] for probe in totals}
+            print(f"{name:24s} d={d}  without {best[False]:8.4f}s  with {best[True]:8.4f}s  ratio {ratios[-1]:5.2f}",
+                  flush=True)
+    print(f"median ratio {statistics.median(ratios):.3f}, max {max(ratios):.2f}, total {totals[True]:.2f}s / "
+          f"{totals[False]:.2f}s = {totals[True] / totals[False]:.3f} over {len(ratios)} fits")
+
+
 def regression_sets():
     from odtlab.encoders import ThresholdBinarizer
 
@@ -169,6 +195,8 @@ def main():
     parser.add_argument("--levels", action="store_true", help="also measure record-level overhead")
     parser.add_argument("--ablation", action="store_true", help="also time each technique switched off")
     parser.add_argument("--regression", action="store_true", help="also compare the regressors (depths 2-4)")
+    parser.add_argument("--probing", action="store_true",
+                        help="only time bound_probing on against off (no pystreed run)")
     parser.add_argument("--option", nargs="*", default=[], metavar="NAME=VALUE",
                         help="MurTreeClassifier options for the comparison, e.g. feature_order=gini")
     args = parser.parse_args()
@@ -181,6 +209,9 @@ def main():
     for item in args.option:
         key, _, value = item.partition("=")
         options[key] = {"True": True, "False": False, "None": None}.get(value, value)
+    if args.probing:
+        probing(names, args.depths, args.repeat)
+        return
     compare(names, args.depths, args.repeat, args.time_limit, options)
     if args.levels:
         levels(names, max(args.depths), args.repeat)

@@ -3,6 +3,14 @@
 The SVG renderer is a pure function of the tree (and an optional set of highlighted nodes): no
 matplotlib, no graphviz binary. The widgets draw every frame with it (about 0.1 ms a frame), and a
 notebook shows a tree inline through ``Tree._repr_svg_``.
+
+Thresholds are printed exactly, in every format: as Python's ``repr`` of the float64 (the shortest decimal
+that reads back as the same number), so ``x <= t`` in the text, DOT or SVG sends every input, training row
+or not, the way :meth:`Tree.predict` does. Four significant digits would print 1.00002 (the midpoint of
+1.00001 and 1.00003, stored as 1.0000200000000001) as 1, which sends the row 1.00001 right instead of
+left. A midpoint that is not a short decimal prints in full (0.1 / 2 + 0.2 / 2 is 0.15000000000000002):
+that is the stored model. ``decimals`` only rounds the leaf values and row counts, which nothing reads
+back.
 """
 from html import escape
 
@@ -24,18 +32,23 @@ def _fmt(x, decimals=4):
     return f"{x:.{decimals}g}" if isinstance(x, (float, np.floating)) else str(x)
 
 
-def _edge_tests(tree, v, decimals=4):
+def threshold_text(t):
+    """A threshold as the shortest decimal that reads back as the same float64 (``float(text) == t``)."""
+    return repr(float(t))
+
+
+def _edge_tests(tree, v):
     """The test on each edge out of split node ``v``, in child order: "<= t", "> t" or "= c"."""
     if tree.split[v] == 1:
-        t = _fmt(tree.threshold[v], decimals)
+        t = threshold_text(tree.threshold[v])
         return [f"<= {t}", f"> {t}"]
     return [f"= {c}" for c in range(tree.n_children[v])]
 
 
-def _branch_labels(tree, v, features, decimals=4):
+def _branch_labels(tree, v, features):
     """Labels of the edges out of split node ``v``, in child order: feature name and test."""
     name = features[tree.feature[v]]
-    return [f"{name} {test}" for test in _edge_tests(tree, v, decimals)]
+    return [f"{name} {test}" for test in _edge_tests(tree, v)]
 
 
 def _leaf_label(tree, v, class_names, decimals=4):
@@ -71,7 +84,8 @@ def to_dict(tree, node=0):
 
 
 def to_text(tree, feature_names=None, class_names=None, decimals=4):
-    """An indented text rendering in the style of scikit-learn's ``export_text``."""
+    """An indented text rendering in the style of scikit-learn's ``export_text``: thresholds exact (see the
+    module docstring), leaf values to ``decimals`` significant digits."""
     features, class_names = _names(tree, feature_names, class_names)
     lines = []
 
@@ -79,7 +93,7 @@ def to_text(tree, feature_names=None, class_names=None, decimals=4):
         if tree.split[v] == 0:
             lines.append(f"{indent}|--- {_leaf_label(tree, v, class_names, decimals)}")
             return
-        for label, c in zip(_branch_labels(tree, v, features, decimals), tree._kids(v)):
+        for label, c in zip(_branch_labels(tree, v, features), tree._kids(v)):
             lines.append(f"{indent}|--- {label}")
             walk(int(c), indent + "|   ")
 
@@ -175,7 +189,7 @@ def to_svg(tree, feature_names=None, class_names=None, highlight=None, node_widt
             c = int(c)
             x1, y1, x2, y2 = px[v], py[v] + box_h, px[c], py[c]
             parts.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#666" />')
-            edge = _clip(test, node_width - 20, small)
+            edge = test  # never clipped: the threshold is printed exactly
             ex, ey = x1 + 0.55 * (x2 - x1), y1 + 0.55 * (y2 - y1)
             ew = 0.62 * small * len(edge) + 6
             parts.append(f'<rect x="{ex - ew / 2:.1f}" y="{ey - small + 1:.1f}" width="{ew:.1f}" '

@@ -7,9 +7,15 @@ it as its split generator). The best split of a node is computed when the node e
 
 Criteria: Gini and entropy for classification (weighted class counts), squared error for regression
 (weighted sums). A split is the threshold between two consecutive distinct values of a feature, at their
-midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * imp_r``; the first
-feature (in index order) and the first position reaching the minimum win ties. scikit-learn visits
-features in a random order, so on exact ties the two may pick different, equally good splits.
+midpoint, that minimises the children's weighted impurity ``w_l * imp_l + w_r * imp_r``, computed with
+scikit-learn's floating-point expressions (Gini ``1 - sum_k c_k^2 / w^2``, entropy with ``ln(p) / ln(2)``;
+``sklearn/tree/_criterion.pyx``), so that within a feature the two compare the same numbers and keep the
+same cut: the first position (lowest threshold) whose cost is strictly below the best so far, as
+scikit-learn's ``BestSplitter`` keeps the first strictly larger proxy improvement. An exact tie (equal in
+exact arithmetic) is broken the same way by both, through the same rounding, whenever the class sums are
+exact (integer weights; scikit-learn may add fractional weights in another order). Across features odtlab
+keeps the first feature in index order; scikit-learn scans the features in a random permutation drawn
+from ``random_state``, so when two *features* tie the two may pick different, equally good splits.
 
 The kernel keeps the training loss of the incumbent (the decided leaves plus the frontier nodes as leaves)
 in ``acc``, so the solver's upper bound costs O(1) per step. A node that is sure to become a leaf (depth
@@ -29,6 +35,7 @@ GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "squared_error": SQUARED_ERROR}
 FEATURE_THRESHOLD = 1e-7  # values closer than this count as equal (scikit-learn's constant)
 EPSILON = np.finfo(np.float64).eps
+LN2 = np.log(2.0)
 
 # Leaf reasons (CART_LEAF's i1)
 LEAF_DEPTH, LEAF_SAMPLES, LEAF_PURE, LEAF_NO_SPLIT, LEAF_DECREASE, LEAF_BUDGET = 0, 1, 2, 3, 4, 5
@@ -58,18 +65,17 @@ def impurity_of(stats, w, criterion):
     """
     if w <= 0.0:
         return 0.0
-    if criterion == GINI:
+    if criterion == GINI:  # scikit-learn's Gini.children_impurity, operation for operation
         s = 0.0
         for k in range(stats.shape[0]):
-            p = stats[k] / w
-            s += p * p
-        return 1.0 - s
-    if criterion == ENTROPY:
+            s += stats[k] * stats[k]
+        return 1.0 - s / (w * w)
+    if criterion == ENTROPY:  # scikit-learn's Entropy, with its log(x) = ln(x) / ln(2)
         s = 0.0
         for k in range(stats.shape[0]):
             if stats[k] > 0.0:
                 p = stats[k] / w
-                s -= p * np.log2(p)
+                s -= p * (np.log(p) / LN2)
         return s
     m = stats.shape[0] // 2
     s = 0.0
@@ -292,16 +298,16 @@ def make_kernel(level):
         if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
             push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
                           total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
-            if level >= ev.LEVEL_SUMMARY:
-                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0,
+            if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
+                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, acc[A_FRONTIER], 0.0,
                             n, 0, 0, 0.0, 0.0)
         done = 0
         while done < max_iterations:
             if counters[C_FRONTIER] == 0:
                 counters[C_DONE] = 1
                 acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, 0.0, 0.0,
+                if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, training loss of the tree]
+                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, acc[A_LEAVES], 0.0,
                                 counters[C_NODES], counters[C_LEAVES], 0, 0.0, 0.0)
                 return k, ev.STATUS_DONE
             if k + 2 > events.shape[0]:

@@ -547,6 +547,9 @@ class _MurTreeEstimator(TreeEstimator):
 
     _input = "binary"
     _feature_orders = FEATURE_ORDERS
+    # what ``odtlab.widgets.explore`` turns on: a lower bound that rises during the search (off in ``fit``: a median
+    # 13 % more fit time on the dl/ sets, benchmarks/bench_murtree.py --probing)
+    _player_params = {"bound_probing": True}
 
     def _check_params(self):
         if isinstance(self.max_depth, bool) or int(self.max_depth) != self.max_depth or self.max_depth < 1:
@@ -619,7 +622,9 @@ class MurTreeClassifier(TreeClassifierMixin, _MurTreeEstimator):
         doubling). A query that finds no tree certifies the root's stored bound (at least its UB + 1); the
         first query that finds one has found the optimum. Without it the bound of a plain search stays at 0 until
         the search ends (MurTree's recursion has no anytime lower bound). The cache carries over from query to
-        query, so the total work is usually close to one search.
+        query; on the 20 dl/ sets at depths 3 and 4 a fit with probing takes 0.90-1.42 times as long (median
+        1.13; ``benchmarks/bench_murtree.py --probing``), so it is off here and on in every player
+        (``odtlab.widgets.explore``), where the gap closing is the point.
     record : "none", "summary" or "full"
         Event level kept during ``fit``.
 

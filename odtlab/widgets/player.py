@@ -318,8 +318,10 @@ def explore(obj, X=None, y=None, **player_options):
     """One call that shows the right player and views for any solver.
 
     ``obj``: an odtlab estimator (fitted or not) with ``X, y`` (the player steps through
-    ``obj.search(X, y)``, a fresh search over that data), a :class:`~odtlab.search.Search`, or a
-    :class:`~odtlab.search.Solver`. ``player_options`` go to :class:`SearchPlayer`.
+    ``obj.search(X, y)``, a fresh search over that data, with the estimator's ``_player_params`` set on a
+    clone: MurTree's ``bound_probing``, so the lower bound rises while the student watches), a
+    :class:`~odtlab.search.Search`, or a :class:`~odtlab.search.Solver` (both stepped as given).
+    ``player_options`` go to :class:`SearchPlayer`.
     """
     if isinstance(obj, Search):
         search = obj
@@ -328,6 +330,11 @@ def explore(obj, X=None, y=None, **player_options):
     elif hasattr(obj, "search") and callable(obj.search):
         if X is None or y is None:
             raise ValueError(f"explore({type(obj).__name__}) needs the data: explore(estimator, X, y)")
+        shown = getattr(obj, "_player_params", {})
+        if shown:
+            from sklearn.base import clone
+
+            obj = clone(obj).set_params(**shown)
         search = obj.search(X, y)
     else:
         raise TypeError(f"explore needs an odtlab estimator with X and y, a Search or a Solver; "
