@@ -11,8 +11,12 @@
 #
 # 1. branches, their canonical form, $H(l)$, $P(l)$ and multi-way splits;
 # 2. the MDP (states, actions, rewards) and Props 3.1 and 3.2, checked on random policies;
-# 3. the Bellman equations (Prop 4.1), solved by brute force on monk1-o and compared with
+# 3. the Bellman equations (Eq. 4 and Prop 4.1), solved by brute force on monk1-o and compared with
 #    `BranchesClassifier`.
+#
+# Chapters 2–4 number theorems as the later revision of the paper does. The arXiv version keeps the
+# numbers of Props 3.1–4.2. Its numbers for the rest are: Thm 4.3, 4.4 and Cor 4.5 for Thm 5.1, 5.2 and
+# Cor 5.3, and Lemmas C.1 and C.2 for Lemmas B.1 and B.3.
 
 # %%
 import itertools
@@ -32,7 +36,8 @@ from odtlab.widgets import explore
 # ## 1. The data: monk1-o
 #
 # monk1-o is the MONK-1 problem with its six features kept categorical ("-o" for ordinal: the categories
-# are only coded as integers $0 \dots C_i-1$; their order is never used).
+# are only coded as integers $0 \dots C_i-1$; their order is never used). Features are numbered from 0 as
+# well, $x_0 \dots x_5$, where the paper numbers them $1 \dots q$.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -229,9 +234,10 @@ def random_policy(rng, p_stop):
 
 
 # %% [markdown]
-# **Prop 3.1 (finite absorption).** Every trajectory is absorbed after at most $q + 1$ steps: each split
-# uses up one feature. **Prop 3.2.** The return of $\pi$ from $\Omega$ is $H_\lambda(T^\pi)$. We check
-# both on 300 random policies, computing $H_\lambda(T^\pi)$ independently with `Tree.branches_objective`.
+# **Prop 3.1 (finite absorption).** Every trajectory is absorbed after finitely many steps. Its proof,
+# by induction on $q - S(l)$, gives at most $q + 1$ steps from $\Omega$: each split uses up one feature.
+# **Prop 3.2.** The return of $\pi$ from $\Omega$ is $H_\lambda(T^\pi)$. We check both on 300 random
+# policies, computing $H_\lambda(T^\pi)$ independently with `Tree.branches_objective`.
 
 # %%
 rng = np.random.default_rng(0)
@@ -240,7 +246,7 @@ for trial in range(300):
     lam_t = Fraction(int(rng.integers(0, 11)), 100)
     ret, steps, root = rollout(random_policy(rng, p_stop), lam_t)
     t = Tree.from_dict(root, q).fit_leaves(X, y)
-    assert steps <= q + 1  # Prop 3.1
+    assert steps <= q + 1  # Prop 3.1 (the bound from its proof)
     assert steps == t.depth + 1
     assert ret == t.branches_objective(X, y, lam_t, exact=True)  # Prop 3.2
 
@@ -263,8 +269,8 @@ check("02.2", answer)
 
 # %% [markdown]
 # Conversely, every tree is $T^\pi$ of some policy: follow the tree's splits and stop at its leaves. So
-# **an optimal policy is an optimal tree**. Here is the policy of the tree found above; its return is
-# that tree's $H_\lambda$.
+# **the tree of an optimal policy is an optimal tree**, $T^* = T^{\pi^*}$ (Section 3.3). Here is the
+# policy of the tree found above; its return is that tree's $H_\lambda$.
 
 # %%
 
@@ -288,7 +294,9 @@ print("return of the tree's policy:", ret)
 # values of its branches: $R^*(T) = \sum_u R^*(l_u)$. That is why the algorithm only ever stores values
 # of *unit* states, one per branch.
 #
-# ## 4. The Bellman equations (Prop 4.1)
+# ## 4. The Bellman equations (Eq. 4 and Prop 4.1)
+#
+# The terminal action's value is known from the data (Eq. 4), and Prop 4.1 gives the other two:
 #
 # $$Q^*(l, \bar a) = H(l), \qquad Q^*(l, i) = -\lambda + \sum_{j} R^*(l \wedge X^{(i)}=j), \qquad
 # R^*(l) = \max_{a \in A(l)} Q^*(l, a).$$
@@ -353,8 +361,9 @@ assert est.result_.optimal
 # ### The player
 #
 # Chapter 3 opens the search that `BranchesClassifier` runs. The player already shows it here. With the
-# filter below it stops at the end of each iteration: the root's upper bound $R(\Omega)$ falls, the value
-# $G(\Omega)$ of the best tree found so far rises, and they meet at the $R^*(\Omega)$ of the DP above.
+# filter below it stops at the end of each iteration. The root's upper bound $R(\Omega)$ falls, and the
+# value $G(\Omega)$ of the best tree found so far rises. $G$ is an incumbent that odtlab keeps; the
+# search of the paper's Section 4.2 needs none. The two meet at the $R^*(\Omega)$ of the DP above.
 
 # %% tags=["nbval-ignore-output"]
 mdp_player = explore(BranchesClassifier(lam=0.01), X, y)
@@ -426,7 +435,7 @@ check("02.3", answer)
 # ## Summary
 #
 # * A tree's return in the MDP is its $H_\lambda$ (Prop 3.2), and every trajectory ends (Prop 3.1).
-# * Optimal values satisfy the Bellman equations (Prop 4.1) over branches, so a DP over the
+# * Optimal values satisfy the Bellman equations (Eq. 4, Prop 4.1) over branches, so a DP over the
 #   $\prod_i (C_i+1)$ canonical branches finds the optimum, at any λ.
 # * Chapter 3 shows how Branches avoids solving most of them: it bounds $R^*$ from above before it knows
 #   it (the Purification Bound) and expands only branches that could still matter.

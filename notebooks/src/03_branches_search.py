@@ -30,16 +30,20 @@ from odtlab.widgets import explore
 #
 # $$Q^*(l, a) \le -\lambda + P(l), \qquad R^*(l) \le \max\{H(l),\, P(l) - \lambda\}.$$
 #
-# **Proof.** By Prop 3.2, $Q^*(l,a) = -\lambda + \sum_u H_\lambda(T^*_{l_u})$. A sub-tree's regularised
+# **Proof.** By Prop 4.1 and Prop 3.2, $Q^*(l,a) = -\lambda + \sum_u R^*(l_u) =
+# -\lambda + \sum_u H_\lambda(T^*_{l_u})$. A sub-tree's regularised
 # accuracy is at most its accuracy, which is at most the mass it covers: $H_\lambda(T^*_{l_u}) \le
 # H(T^*_{l_u}) \le P(l_u)$. The children partition $l$, so $\sum_u P(l_u) = P(l)$. The bound on $R^*$
 # follows by taking the max with the terminal action, $Q^*(l, \bar a) = H(l)$. ∎
 #
 # The bound is the value of a split that would make every child pure ("purify" $l$) for free beyond its
-# own λ; it is tight exactly when such a split exists. It needs no look at the children, so a new branch
-# gets $R(l) = \max\{H, P - \lambda\}$ the moment it is created.
+# own λ. For λ > 0 the bound on $Q(l, a)$ is tight exactly when the split $a$ itself purifies $l$. The
+# bound on $R$ is tight when some split purifies $l$, or when the leaf already wins, $H \ge P - \lambda$.
+# It needs no look at the children, so a new branch gets $R(l) = \max\{H, P - \lambda\}$ the moment it
+# is created.
 #
-# We check it on **every** branch of monk1-o against the exact $R^*$ and $Q^*$ of a brute-force DP.
+# We check the bounds and both tightness conditions on every branch of monk1-o that a brute-force DP
+# reaches. The DP does not split empty branches, so it reaches 2,872 of the 2,880 branches.
 
 # %%
 data = datasets.load("branches/monk1-o")
@@ -58,7 +62,8 @@ def stats(branch):
 
 
 def exact_values(lam):
-    """R*(l) for every non-empty branch and Q*(l, i) for each of its splits (Bellman DP, Prop 4.1)."""
+    """R*(l) for every branch reached from Ω without splitting an empty one, and Q*(l, i) for each split
+    of a non-empty one (Bellman DP, Eq. 4 and Prop 4.1)."""
     R, Q = {}, {}
 
     def solve(branch):
@@ -83,14 +88,22 @@ R_star, Q_star = exact_values(lam)
 
 # %%
 # NBVAL_CHECK_OUTPUT
+def purifies(key, i):
+    """Whether splitting the branch on feature i leaves every child pure (or empty)."""
+    return all(stats({**dict(key), i: j})[0] == stats({**dict(key), i: j})[1] for j in range(C[i]))
+
+
 tight = 0
 for key, r in R_star.items():
     n_l, best_l = stats(dict(key))
     H, P = Fraction(best_l, n), Fraction(n_l, n)
     assert r <= max(H, P - lam)  # Prop 4.2 for R
     tight += r == max(H, P - lam)
+    some_split_purifies = n_l > 0 and any(purifies(key, i) for i in range(q) if i not in dict(key))
+    assert (r == max(H, P - lam)) == (H >= P - lam or some_split_purifies)
 for (key, i), value in Q_star.items():
     assert value <= Fraction(stats(dict(key))[0], n) - lam  # Prop 4.2 for Q
+    assert (value == Fraction(stats(dict(key))[0], n) - lam) == purifies(key, i)
 print(f"λ = {lam}: bound holds on all {len(R_star)} branches and {len(Q_star)} splits; tight on {tight}")
 
 # %% [markdown]
@@ -165,8 +178,10 @@ assert check("03.2", answer).ok
 check("03.2", answer)
 
 # %% [markdown]
-# A corollary worth remembering: **every internal node of an optimal tree makes more than $\lambda n$
-# errors as a leaf**. So as λ grows, more of the lattice is settled and the search shrinks (§4 below).
+# A corollary worth remembering: **every internal node of an optimal tree makes at least $\lambda n$
+# errors as a leaf**, and more than $\lambda n$ in an optimal tree that stops on ties, as odtlab's does.
+# (At $e(l) = \lambda n$ a purifying split only ties the leaf.) A branch settled at some λ stays settled at
+# every larger λ; §4 measures what that does to the search.
 #
 # ## 2. One iteration: Selection, Expansion, Backpropagation
 #
@@ -174,8 +189,10 @@ check("03.2", answer)
 # bounds. Before the loop the root gets $R(\Omega) = \max\{H(\Omega), 1 - \lambda\}$. Then each iteration:
 #
 # 1. **Selection**: from $\Omega$, follow the split with the largest $Q$ (a priority queue per branch) into
-#    one of its *incomplete* children (the one with the smallest incumbent value $G$), until a branch that
-#    is not yet expanded.
+#    one of its *incomplete* children, until a branch that is not yet expanded. Which child is the
+#    paper's open choice (Section 4.2). odtlab takes the one with the smallest incumbent value $G$ (see
+#    below). That is our reading of Appendix D.2, which picks the lowest `value_greedy`, as the authors'
+#    code computes it. The arXiv version picks the lowest $H$.
 # 2. **Expansion**: evaluate all children of every split of that branch, each with
 #    $R = \max\{H, P - \lambda\}$ (or the stored $R$ if the memo has it); set $Q$ of each split and
 #    $R(l) = \max\{H(l), \max_i Q(l,i)\}$. The branch is **complete** if the leaf wins or the best split's
@@ -183,8 +200,9 @@ check("03.2", answer)
 # 3. **Backpropagation**: walk the path back to $\Omega$, updating $Q$ of the followed split, $R$ and
 #    completeness.
 #
-# It stops when $\Omega$ is complete. Along the way it also keeps an incumbent: the real tree with value
-# $G(\Omega) \le R^*(\Omega) \le R(\Omega)$.
+# It stops when $\Omega$ is complete. Along the way odtlab also keeps an incumbent, which the search of
+# the paper's Section 4.2 does not need: the best real tree found so far, of value
+# $G(\Omega) \le R^*(\Omega) \le R(\Omega)$. A never-expanded branch has $G = H$, its leaf.
 #
 # ### Exercise 03.3: one Expansion by hand
 #
@@ -205,7 +223,7 @@ check("03.3", answer)
 # %% [markdown]
 # ### XOR at λ = 0.1
 #
-# Four points, $Y = X_1 \oplus X_2$. A leaf scores 0.5, one split 0.4 and the full depth-2 tree
+# Four points, $Y = x_0 \oplus x_1$. A leaf scores 0.5, one split 0.4 and the full depth-2 tree
 # $1 - 3\lambda = 0.7$. Here are the first two iterations, in the solver's own words:
 
 # %%
@@ -225,8 +243,9 @@ for e in events:
 # iteration 2 the branch $x_0 = 0$ is expanded; its children hold one point each, so they are settled at
 # birth, and $x_0 = 0$ completes with $R^* = 0.4$. The incumbent $G(\Omega)$ rises from 0.5 to 0.55.
 #
-# The bounds per iteration (from the `IterationEnd` events): $R$ never rises, $G$ never falls, and they
-# meet at the end.
+# The bounds per iteration (from the `IterationEnd` events): $R$ never rises and $G$ never falls. They
+# meet after iteration 4, and then the incumbent is optimal. The search still runs iteration 5, because
+# it stops only when $\Omega$ is complete, as Thm 5.1 requires.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -238,13 +257,24 @@ R_path = [e.root_R for e in ends]
 G_path = [e.root_G for e in ends]
 assert all(a >= b for a, b in zip(R_path, R_path[1:])) and all(a <= b for a, b in zip(G_path, G_path[1:]))
 assert all(g <= r for g, r in zip(G_path, R_path)) and abs(R_path[-1] - G_path[-1]) < 1e-12
+assert len(ends) == 5 and abs(R_path[3] - G_path[3]) < 1e-12 and G_path[2] < R_path[2]
 
 # %% [markdown]
 # ### A lesson in tie-breaking: 5 iterations or 3
 #
-# Both root splits have $Q = 0.7$ throughout. The paper's priority queue breaks equal $Q$ in favour of
-# the split with *less* proven mass, so after proving $x_0 = 0$ it switches to $x_1$ (iteration 3 above),
-# and then back. Preferring the *more* proven split finishes $x_0$ first. Same optimum, fewer iterations:
+# Both root splits have $Q = 0.7$ throughout. The paper states no tie rule. Its Appendix D.1 keeps, per
+# branch, a Python heap of tuples (−Q, value_complete, …), and such a heap puts the split with *less*
+# proven mass first among equal $Q$. odtlab's `tie_break="paper"` does the same. So after proving
+# $x_0 = 0$ in iteration 2, Selection switches to $x_1$, and from then on it alternates:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for e in events:
+    if e.name == "SelectStep":  # on XOR every descent step starts at Ω
+        print(f"iteration {e.iteration}: {search.describe(e)}")
+
+# %% [markdown]
+# Preferring the *more* proven split finishes $x_0$ first. Same optimum, fewer iterations:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -283,7 +313,8 @@ print(caption_text(player))
 # %% [markdown]
 # ### monk1-o
 #
-# At λ = 0.01 the search stores only a small fraction of the 2,880 branches that chapter 2's DP solved. A few
+# At λ = 0.01 the search stores only a small fraction of the 2,880 branches (chapter 2's DP solved the
+# 2,872 it reaches). A few
 # iterations end their Selection on a branch that was already completed through *another* parent (the
 # memo shares $x_0{=}a \wedge x_1{=}b$ between $x_0{=}a$ and $x_1{=}b$): this **lazy completion** only
 # backpropagates.
@@ -325,8 +356,10 @@ assert R_path[-1] == G_path[-1] == float(R_star[()])
 # ### Exercise 03.4: predict a Selection
 #
 # Iteration 3 on monk1-o (λ = 0.01) follows the root split $x_5$. Into which child of $x_5$ does the
-# Selection go? Predict it from the rule above, with `stats` (a child never expanded has $G = H$; a child
-# settled at birth is not open), then find the answer among `monk_events`. Give the branch as a dict.
+# Selection go? Iterations 1 and 2 expanded only Ω and $\{x_2 = 1\}$, so neither child of $x_5$ has been
+# expanded, and each has $G = H$. A child settled at birth is not open. Among the open children,
+# Selection takes the smallest $G$, and the lowest category on a tie. Predict the child with `stats`,
+# then find the answer among `monk_events`. Give the branch as a dict.
 
 # %% tags=["exercise"]
 answer = ...  # a dict {feature: category}
@@ -362,7 +395,9 @@ print(monk_player.slider.max + 1, "frames with the IterationEnd/Terminated filte
 #   $Q^*(l, a^*) = Q(l, a^*) \ge Q(l, a) \ge Q^*(l, a)$ for every $a$.
 # * When $\Omega$ is complete, following the best actions from $\Omega$ only meets complete branches, so the
 #   greedy tree is optimal.
-# * The loop ends: each iteration expands a new branch or removes a completed child from a list.
+# * The theorem assumes that the search terminates. odtlab's loop does: each iteration expands a new
+#   branch or removes a completed child from a list. That argument is ours, about odtlab's
+#   implementation.
 #
 # We check the theorem against the brute-force oracle on random data: q ≤ 4 features with ≤ 3
 # categories, n ≤ 60 rows, K ∈ {2, 3}, several λ. The objectives are compared exactly, as fractions.
@@ -387,12 +422,15 @@ print(checked, "random problems: Branches' tree is optimal and its bounds meet a
 # %% [markdown]
 # ## 4. Settled at birth as λ moves
 #
-# Every child the search creates is settled at birth exactly when $e(l) \le \lambda n$ (it then never
-# enters the search again). On monk1-o, we read $n(l)$ and $n_{k^*}(l)$ from each `ChildEvaluated` event
-# and check the rule; as λ grows, more children are settled and fewer branches are expanded.
+# Every child the search creates is settled at birth exactly when $e(l) \le \lambda n$. It is then never
+# selected or expanded. odtlab does not store it, so another parent's expansion evaluates it again
+# (chapter 4). On monk1-o, we read $n(l)$ and $n_{k^*}(l)$ from each `ChildEvaluated` event and check
+# the rule. As λ grows, the *fraction* of children settled at birth grows, from 20% to 70%. The number
+# of expansions is not monotone: it rises from 63 to 71 up to λ = 0.01, then falls to 3.
 
 # %%
 # NBVAL_CHECK_OUTPUT
+fractions, expansions = [], []
 for lam_t in ["0.002", "0.005", "0.01", "0.02", "0.05", "0.1"]:
     s = BranchesClassifier(lam=lam_t).search(X, y)
     evaluated = [e for e in s.steps() if e.name == "ChildEvaluated"]
@@ -400,8 +438,12 @@ for lam_t in ["0.002", "0.005", "0.01", "0.02", "0.05", "0.1"]:
     errs = np.array([e.n_l - e.n_best for e in evaluated])
     assert (settled == (errs <= Fraction(lam_t) * n)).all()
     r = s.result()
+    fractions.append(settled.mean())
+    expansions.append(r.stats["expanded"])
     print(f"λ = {lam_t:5}: λn = {float(Fraction(lam_t) * n):5.2f}, {settled.sum():4d} of {len(evaluated):4d} "
-          f"children settled at birth, {r.stats['expanded']:3d} expanded, {r.stats['iterations']:3d} iterations")
+          f"children settled at birth ({settled.mean():.0%}), {r.stats['expanded']:3d} expanded, "
+          f"{r.stats['iterations']:3d} iterations")
+assert fractions == sorted(fractions) and expansions == [63, 67, 71, 51, 16, 3]
 
 # %% [markdown]
 # ## Summary
@@ -409,6 +451,8 @@ for lam_t in ["0.002", "0.005", "0.01", "0.02", "0.05", "0.1"]:
 # * The Purification Bound $\max\{H, P - \lambda\}$ bounds every branch before it is explored; branches
 #   with $e(l) \le \lambda n$ are settled at once.
 # * Selection follows the bounds, Expansion tightens them one level, Backpropagation carries the change
-#   to the root. $R(\Omega)$ falls, $G(\Omega)$ rises, and when they meet the tree is optimal (Thm 5.1).
+#   to the root. $R(\Omega)$ falls and odtlab's incumbent value $G(\Omega)$ rises. Once they are equal the
+#   incumbent is optimal. The search stops when $\Omega$ is complete, and then the greedy tree is optimal
+#   (Thm 5.1).
 # * Tie-breaking and child choice change the iteration count, not the optimum.
 # * Chapter 4 turns "few branches are expanded" into a bound.
