@@ -329,7 +329,7 @@ def _progress_bar(progress, solver):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(desc=solver.name, unit=" it", leave=True)
+    return tqdm(desc=solver.name, unit=" it", leave=True, delay=1.0)  # shown only past a second
 
 
 def _update_bar(bar, solver):
