@@ -89,6 +89,12 @@ def check_finite(X, feature_names=None):
     return arr
 
 
+def _plain(value):
+    """A number as the user would write it: 1024 for 1024.0, 1e+300 for 1e300."""
+    value = value.item() if hasattr(value, "item") else value
+    return str(int(value)) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else repr(value)
+
+
 def check_codes(X, n_categories=None, feature_names=None, max_categories=None):
     """Return categorical codes as an int64 2-D array, checking that they are integers ``>= 0``.
 
@@ -114,12 +120,12 @@ def check_codes(X, n_categories=None, feature_names=None, max_categories=None):
     if neg.any():
         j = int(np.flatnonzero(neg.any(axis=0))[0])
         raise ValueError(f"{_column_label(j, feature_names)} holds negative codes (such as "
-                         f"{arr[neg[:, j], j][0]!r}); categorical features must be integer codes 0..C-1")
+                         f"{_plain(arr[neg[:, j], j][0])}); categorical features must be integer codes 0..C-1")
     limit = np.iinfo(np.int64).max if max_categories is None else int(max_categories) - 1
     over = arr > limit
     if over.any():
         j = int(np.flatnonzero(over.any(axis=0))[0])
-        raise ValueError(f"{_column_label(j, feature_names)} holds code {arr[over[:, j], j].max()!r}; categorical "
+        raise ValueError(f"{_column_label(j, feature_names)} holds code {_plain(arr[over[:, j], j].max())}; categorical "
                          f"codes must lie in 0..{limit} (at most {limit + 1} categories per feature): re-encode "
                          "the column with odtlab.encoders.ordinal_encode")
     codes = arr.astype(np.int64)
@@ -174,10 +180,23 @@ def check_labels(y):
         raise ValueError("y holds NaN or infinity")
     if arr.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in arr):
         raise ValueError("y holds missing labels (None or NaN)")
-    classes, codes = np.unique(arr, return_inverse=True)
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:  # labels of several types that cannot be ordered, such as 1 and "a"
+        kinds = sorted({type(v).__name__ for v in arr.ravel()})
+        raise TypeError(f"y mixes labels of types {', '.join(kinds)} that cannot be sorted; give every label "
+                        "one type") from None
     if classes.shape[0] < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at least two")
     return codes.astype(np.int64).reshape(-1), classes
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return value is None
+    return True
 
 
 def check_targets(y):
@@ -189,10 +208,11 @@ def check_targets(y):
     arr = np.asarray(y)
     if arr.dtype.kind not in "biuf":
         try:
-            arr = arr.astype(np.float64)
+            arr = np.where(pd.isna(arr), np.nan, arr).astype(np.float64)  # None counts as missing
         except (TypeError, ValueError):
+            sample = [v for v in arr.ravel()[:1000] if not _is_number(v)][:3]
             raise ValueError(f"y must hold numbers for a regressor; got dtype {arr.dtype} with values such as "
-                             f"{arr.ravel()[:3].tolist()}") from None
+                             f"{sample}") from None
     arr = arr.astype(np.float64, copy=False)
     bad = ~np.isfinite(arr)
     if bad.any():

@@ -143,6 +143,7 @@ class TreeEstimator(BaseEstimator):
         :func:`odtlab.encoders.frame_to_arrays`, naming the column.
         """
         if not isinstance(X, pd.DataFrame):
+            _check_numbers(X)
             return X
         if reset:
             self.categories_ = {}
@@ -190,6 +191,7 @@ class TreeEstimator(BaseEstimator):
             X, y = validate_data(self, X.astype(np.float64, copy=False), y, skip_check_array=True)
         elif classification:
             X, y = validate_data(self, X, y, dtype=np.float64)
+            encoders.check_labels(y)  # missing or mixed labels named before scikit-learn sorts them
             check_classification_targets(y)
         else:
             X, y = validate_data(self, X, encoders.check_targets(y), dtype=np.float64, multi_output=True)
@@ -317,6 +319,20 @@ class TreeEstimator(BaseEstimator):
         out.update(res)
         out["tree"] = self.tree_.to_text()
         return out
+
+
+def _check_numbers(X):
+    """Refuse a text or object array whose values are not numbers, naming X (scikit-learn would report numpy's
+    "could not convert string to float")."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is None or dtype.kind not in "OUS":
+        return
+    try:
+        np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        sample = [v for v in np.asarray(X).ravel()[:1000] if not isinstance(v, (int, float, np.number))][:3]
+        raise TypeError(f"X must hold numbers; it holds {dtype} values such as {sample}: pass a DataFrame with "
+                        "categorical columns or encode the text with odtlab.encoders.ordinal_encode") from None
 
 
 def _plain_input(X, y, classification):
