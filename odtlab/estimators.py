@@ -247,7 +247,7 @@ class TreeEstimator(BaseEstimator):
 
     def __getstate__(self):
         """Pickle without ``search_`` (the search state and the training data) unless ``keep_search``."""
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # object.__getstate__ hands out the instance's own __dict__
         if not getattr(self, "keep_search", False):
             state.pop("search_", None)
         return state

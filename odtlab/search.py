@@ -356,4 +356,4 @@ def _update_bar(bar, solver):
     lower, upper = solver.bounds()
     bar.n = int(solver.iterations)
     bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
-    bar.refresh()
+    bar.update(0)  # redraws when tqdm's delay and mininterval allow (refresh() would show it at once)
