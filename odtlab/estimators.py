@@ -194,7 +194,8 @@ class TreeEstimator(BaseEstimator):
             encoders.check_labels(y)  # missing or mixed labels named before scikit-learn sorts them
             check_classification_targets(y)
         else:
-            X, y = validate_data(self, X, encoders.check_targets(y), dtype=np.float64, multi_output=True)
+            y = y if y is None else encoders.check_targets(y)  # None: scikit-learn's "requires y" error
+            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True)
         if classification:
             y, self.classes_ = encoders.check_labels(y)
         else:
@@ -329,10 +330,10 @@ def _check_numbers(X):
         return
     try:
         np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as exc:
         sample = [v for v in np.asarray(X).ravel()[:1000] if not isinstance(v, (int, float, np.number))][:3]
-        raise TypeError(f"X must hold numbers; it holds {dtype} values such as {sample}: pass a DataFrame with "
-                        "categorical columns or encode the text with odtlab.encoders.ordinal_encode") from None
+        raise TypeError(f"X must hold numbers ({exc}); it holds {dtype} values such as {sample}: pass a DataFrame "
+                        "with categorical columns or encode the text with odtlab.encoders.ordinal_encode") from None
 
 
 def _plain_input(X, y, classification):

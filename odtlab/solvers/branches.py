@@ -537,7 +537,7 @@ def _resize(a, cap):
 #: such as "0.005"; its exact ratio and the rule "lam = 0 needs max_depth" are checked by :func:`_check_lambda`).
 BRANCHES_CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
-    "lam": [Interval(numbers.Real, 0, 1, closed="both"), str],
+    "lam": [Fraction, Interval(numbers.Real, 0, 1, closed="both"), str],  # a Fraction's range: _check_lambda
     "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
     "child_rule": [StrOptions(set(CHILD_RULES))],
     "tie_break": [StrOptions(set(TIE_BREAKS))],

@@ -498,7 +498,7 @@ DPDT_CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
     "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
     "candidates": [Interval(numbers.Integral, 1, None, closed="left"), tuple, list],
-    "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+    "alpha": [Fraction, Interval(numbers.Real, 0, None, closed="left")],  # a Fraction's sign: check_options
     "generator": [StrOptions(set(kernels.GENERATORS))],
     "budget": [StrOptions(set(BUDGETS))],
     "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
@@ -521,10 +521,10 @@ class _DPDTParams(TreeEstimator):
                           min_samples_leaf=self.min_samples_leaf, min_impurity_decrease=self.min_impurity_decrease,
                           n_classes=len(self.classes_) if self._task == "classification" else None)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, progress=False):
         """Build and solve the MDP on (X, y) (``sample_weight`` weighs the rows) and keep the tree at ``alpha``."""
         self.__dict__.pop("path_", None)
-        return super().fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight, progress=progress)
 
     def regularisation_path(self):
         """Every alpha at which DPDT's tree changes, with the tree (see :meth:`DPDTSolver.path`); no refit."""

@@ -549,7 +549,7 @@ MURTREE_CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
     "max_depth": [Interval(Integral, 1, MAX_DEPTH, closed="both")],
     "max_nodes": [Interval(Integral, 1, None, closed="left"), None],
-    "alpha": [Interval(Real, 0, None, closed="left"), str],
+    "alpha": [Fraction, Interval(Real, 0, None, closed="left"), str],  # a Fraction's sign: _check_param_relations
     "cache": [StrOptions({c for c in CACHES if c is not None}), None],
     "node_order": [StrOptions(set(NODE_ORDERS))],
     **{switch: ["boolean"] for switch in ("smallest", "similarity_bound", "incremental", "depth_two", "reduce_features",
