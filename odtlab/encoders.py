@@ -206,6 +206,8 @@ def check_targets(y):
     become NaN and reach the solvers (a NaN objective, or an infinite one reported optimal).
     """
     arr = np.asarray(y)
+    if arr.dtype.kind == "c" or (arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel())):
+        raise ValueError("y holds complex numbers: Complex data not supported for a regressor's targets")
     if arr.dtype.kind not in "biuf":
         try:
             arr = np.where(pd.isna(arr), np.nan, arr).astype(np.float64)  # None counts as missing

@@ -150,6 +150,14 @@ def test_text_regression_targets_are_refused(cls):
         cls().fit(X, np.array(["a", "b"] * (len(y) // 2), dtype=object))
 
 
+@pytest.mark.parametrize("cls", REGRESSORS, ids=_ids(REGRESSORS))
+def test_complex_regression_targets_are_refused(cls):
+    """numpy would drop the imaginary part with only a warning."""
+    X, y = _small_problem(cls)
+    with pytest.raises(ValueError, match="complex"):
+        cls().fit(X, y + 1j)
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=_ids(ESTIMATORS))
 def test_negative_sample_weight_is_refused(cls):
     X, y = _small_problem(cls)
