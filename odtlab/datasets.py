@@ -181,6 +181,21 @@ class Dataset:
         if (self.X_test is None) != (self.y_test is None):
             raise ValueError(f"{self.name}: X_test and y_test must both be set or both be None")
 
+    def _repr_html_(self):
+        import pandas as pd
+
+        from odtlab.reprs import card
+
+        classes = None if self.class_names is None else ", ".join(map(str, self.class_names[:10])) + (
+            " …" if len(self.class_names) > 10 else "")
+        rows = [("task", self.task), ("features", f"{self.n_features} {self.kind} ({self.encoding})"),
+                ("samples", self.n_samples), ("classes", classes),
+                ("test split", None if self.X_test is None else f"{self.X_test.shape[0]} rows"),
+                ("source", self.source), ("description", self.description or None)]
+        head = pd.DataFrame(self.X[:5], columns=self.feature_names)
+        head["y"] = self.y[:5] if self.y.ndim == 1 else list(self.y[:5])
+        return card(f"Dataset {self.name}", rows, head.to_html(max_cols=12, border=0))
+
     @property
     def n_samples(self) -> int:
         """Number of training samples (rows of ``X``)."""

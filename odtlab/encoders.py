@@ -37,7 +37,14 @@ __all__ = [
     "check_codes",
     "check_binary",
     "check_labels",
+    "check_targets",
+    "MAX_CATEGORIES",
 ]
+
+#: Largest number of categories per feature a categorical solver takes (codes ``0 .. MAX_CATEGORIES - 1``).
+#: Branches sizes its per-feature arrays by the largest code + 1, so one stray code of 10**9 would ask for
+#: gigabytes; a multi-way split with thousands of children is never a useful tree on data of this size.
+MAX_CATEGORIES = 1024
 
 
 # --------------------------------------------------------------------------------------------------
@@ -82,11 +89,19 @@ def check_finite(X, feature_names=None):
     return arr
 
 
-def check_codes(X, n_categories=None, feature_names=None):
+def _plain(value):
+    """A number as the user would write it: 1024 for 1024.0, 1e+300 for 1e300."""
+    value = value.item() if hasattr(value, "item") else value
+    return str(int(value)) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else repr(value)
+
+
+def check_codes(X, n_categories=None, feature_names=None, max_categories=None):
     """Return categorical codes as an int64 2-D array, checking that they are integers ``>= 0``.
 
     Floats are accepted when every value is integral (``2.0`` is code 2). With ``n_categories``
-    every code of column ``j`` must also be ``< n_categories[j]``. Errors name the column.
+    every code of column ``j`` must also be ``< n_categories[j]``; with ``max_categories`` every code
+    must be ``< max_categories`` (checked before the cast, so ``1e300`` is named as it is). Errors name
+    the column and the value.
     """
     arr = _as_2d(X, "X")
     if arr.dtype == bool:
@@ -101,12 +116,19 @@ def check_codes(X, n_categories=None, feature_names=None):
             j = int(np.flatnonzero(bad.any(axis=0))[0])
             raise ValueError(f"{_column_label(j, feature_names)} holds non-integer values; categorical "
                              "features must be integer codes 0..C-1 (see odtlab.encoders.ordinal_encode)")
-    codes = arr.astype(np.int64)
-    neg = codes < 0
+    neg = arr < 0
     if neg.any():
         j = int(np.flatnonzero(neg.any(axis=0))[0])
-        raise ValueError(f"{_column_label(j, feature_names)} holds negative codes; categorical features "
-                         "must be integer codes 0..C-1")
+        raise ValueError(f"{_column_label(j, feature_names)} holds negative codes (such as "
+                         f"{_plain(arr[neg[:, j], j][0])}); categorical features must be integer codes 0..C-1")
+    limit = np.iinfo(np.int64).max if max_categories is None else int(max_categories) - 1
+    over = arr > limit
+    if over.any():
+        j = int(np.flatnonzero(over.any(axis=0))[0])
+        raise ValueError(f"{_column_label(j, feature_names)} holds code {_plain(arr[over[:, j], j].max())}; categorical "
+                         f"codes must lie in 0..{limit} (at most {limit + 1} categories per feature): re-encode "
+                         "the column with odtlab.encoders.ordinal_encode")
+    codes = arr.astype(np.int64)
     if n_categories is not None:
         C = np.asarray(n_categories, dtype=np.int64)
         if C.shape != (codes.shape[1],):
@@ -158,10 +180,47 @@ def check_labels(y):
         raise ValueError("y holds NaN or infinity")
     if arr.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in arr):
         raise ValueError("y holds missing labels (None or NaN)")
-    classes, codes = np.unique(arr, return_inverse=True)
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:  # labels of several types that cannot be ordered, such as 1 and "a"
+        kinds = sorted({type(v).__name__ for v in arr.ravel()})
+        raise TypeError(f"y mixes labels of types {', '.join(kinds)} that cannot be sorted; give every label "
+                        "one type") from None
     if classes.shape[0] < 2:
         raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at least two")
     return codes.astype(np.int64).reshape(-1), classes
+
+
+def _is_number(value):
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return value is None
+    return True
+
+
+def check_targets(y):
+    """Return regression targets as a float64 array, refusing text, missing and infinite values.
+
+    scikit-learn turns an object target into floats without a finiteness check, so ``None`` would
+    become NaN and reach the solvers (a NaN objective, or an infinite one reported optimal).
+    """
+    arr = np.asarray(y)
+    if arr.dtype.kind == "c" or (arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel())):
+        raise ValueError("y holds complex numbers: Complex data not supported for a regressor's targets")
+    if arr.dtype.kind not in "biuf":
+        try:
+            arr = np.where(pd.isna(arr), np.nan, arr).astype(np.float64)  # None counts as missing
+        except (TypeError, ValueError):
+            sample = [v for v in arr.ravel()[:1000] if not _is_number(v)][:3]
+            raise ValueError(f"y must hold numbers for a regressor; got dtype {arr.dtype} with values such as "
+                             f"{sample}") from None
+    arr = arr.astype(np.float64, copy=False)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(f"y holds {int(bad.sum())} missing (None or NaN) or infinite values; a regressor needs "
+                         "finite numeric targets")
+    return arr
 
 
 # --------------------------------------------------------------------------------------------------

@@ -15,17 +15,80 @@ and are re-exported here.
 
 Unseen categories at predict time (a pandas category, or a code, the training data never had) stop at
 the split that meets them and get that node's majority class.
+
+Parameters are checked once, from one table per estimator (``_parameter_constraints``, scikit-learn's
+format, checked by ``sklearn.utils._param_validation``): a wrong value raises an ``InvalidParameterError``
+(a ValueError and a TypeError) naming the parameter and the accepted range, before any data is touched.
+The Solver built by ``fit`` receives the checked values.
+
+The scikit-learn tree conveniences work on every estimator: ``apply``, ``decision_path``,
+``feature_importances_`` (scikit-learn's mean decrease in impurity, see :mod:`odtlab.sklearn_tree`),
+``to_sklearn()`` (a fitted scikit-learn tree for ``sklearn.tree.export_text`` / ``plot_tree``) and
+``odtlab.plotting.plot_tree``. A fitted estimator pickles without its search (the search state and the
+training data, megabytes to gigabytes) unless ``keep_search=True``.
 """
 import inspect
+import re
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from odtlab import encoders
+from odtlab import encoders, sklearn_tree
 from odtlab.search import Search
+
+
+class MemorySize(StrOptions):
+    """A parameter constraint: a size string such as "4G", "512M" or "1.5GiB" (K, M, G, T; powers of 1024)."""
+
+    _PATTERN = re.compile(r"\s*\d+(\.\d*)?\s*[KMGT](i?B)?\s*", re.IGNORECASE)
+
+    def __init__(self):
+        super().__init__(set())
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, str) and self._PATTERN.fullmatch(val) is not None
+
+    def __str__(self):
+        return "a size string such as '4G' or '512M'"
+
+
+#: Constraints shared by every estimator (scikit-learn's ``_parameter_constraints`` format). ``memory_limit``
+#: is checked wherever an estimator has it.
+COMMON_CONSTRAINTS = {
+    "time_limit": [None, Interval(Real, 0, None, closed="neither")],
+    "memory_limit": [None, Interval(Real, 0, None, closed="neither"), MemorySize()],
+    "record": [StrOptions({"none", "summary", "full"})],
+    "keep_search": ["boolean"],
+}
+
+#: The Attributes section every estimator's docstring ends with.
+ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    tree_ : odtlab.tree.Tree
+        The fitted tree (feature names, classes, per-node counts and predictions).
+    result_ : odtlab.search.Result
+        Objective, certified ``lower_bound <= optimum <= upper_bound``, ``status`` and counters.
+    search_ : odtlab.search.Search
+        The search itself: ``search_.run()`` resumes one stopped at its time limit. Not pickled unless
+        ``keep_search=True``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (classifiers only).
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame passed to ``fit``.
+    categories_ : dict
+        The categories of each pandas categorical column seen during ``fit``.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Mean decrease in impurity, normalised to sum to 1, as scikit-learn's trees
+        (:func:`odtlab.sklearn_tree.impurity_importances`).
+"""
 
 
 def params_init(**defaults):
@@ -55,10 +118,17 @@ class TreeEstimator(BaseEstimator):
 
     _input = "numeric"
     _task = "classification"
+    _parameter_constraints = COMMON_CONSTRAINTS
 
     # -- hooks for subclasses ----------------------------------------------------------------------
     def _check_params(self):
-        """Raise ValueError for an out-of-range hyper-parameter (called first in fit)."""
+        """Check every parameter against ``_parameter_constraints`` (one message naming the parameter and
+        its accepted range), then the rules that tie parameters together (called first in fit)."""
+        self._validate_params()
+        self._check_param_relations()
+
+    def _check_param_relations(self):
+        """Raise ValueError for a combination of parameters the table cannot express."""
 
     def _make_solver(self, X, y, sample_weight):
         """Build the algorithm's Solver for validated arrays (y as class codes or float targets)."""
@@ -73,6 +143,7 @@ class TreeEstimator(BaseEstimator):
         :func:`odtlab.encoders.frame_to_arrays`, naming the column.
         """
         if not isinstance(X, pd.DataFrame):
+            _check_numbers(X)
             return X
         if reset:
             self.categories_ = {}
@@ -100,12 +171,15 @@ class TreeEstimator(BaseEstimator):
         return self._check_kind(X, reset)
 
     def _check_kind(self, X, fitting):
+        """Check the feature kind the algorithm needs. At predict time NaN (a pandas category unseen at fit)
+        passes: it stops at the split that meets it. Categorical codes must be below
+        :data:`odtlab.encoders.MAX_CATEGORIES`."""
         names = getattr(self, "feature_names_in_", None)
         names = list(names) if names is not None else None
         if self._input == "binary":
-            encoders.check_binary(X, names)
+            encoders.check_binary(X if fitting else np.where(np.isnan(X), 0.0, X), names)
         elif self._input == "categorical" and fitting:
-            encoders.check_codes(X, feature_names=names)
+            encoders.check_codes(X, feature_names=names, max_categories=encoders.MAX_CATEGORIES)
         return X
 
     def _validate_fit(self, X, y, sample_weight):
@@ -117,15 +191,17 @@ class TreeEstimator(BaseEstimator):
             X, y = validate_data(self, X.astype(np.float64, copy=False), y, skip_check_array=True)
         elif classification:
             X, y = validate_data(self, X, y, dtype=np.float64)
+            encoders.check_labels(y)  # missing or mixed labels named before scikit-learn sorts them
             check_classification_targets(y)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, multi_output=True)
+            y = y if y is None else encoders.check_targets(y)  # None: scikit-learn's "requires y" error
+            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True)
         if classification:
             y, self.classes_ = encoders.check_labels(y)
         else:
             y = np.asarray(y, dtype=np.float64)
         X = self._check_kind(X, fitting=True)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         return X, y, sample_weight
 
     # -- fitting -----------------------------------------------------------------------------------
@@ -139,14 +215,43 @@ class TreeEstimator(BaseEstimator):
         solver.classes = getattr(self, "classes_", None)
         return Search(solver, record=record)
 
-    def fit(self, X, y, sample_weight=None):
-        """Validate, build the search, run it under ``time_limit`` and keep tree, result and search."""
+    def fit(self, X, y, sample_weight=None, progress=False):
+        """Validate, build the search, run it under ``time_limit`` and keep tree, result and search.
+
+        ``progress=True`` shows a tqdm bar (iterations and bounds) once the search has run for a second.
+        """
         self._check_params()
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         self.search_ = self._new_search(X, y, sample_weight, getattr(self, "record", "summary"))
-        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None))
-        self.tree_ = self.result_.tree
+        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None), progress=progress)
+        self.tree_ = self._fitted_tree()
+        self._node_stats = sklearn_tree.node_stats(self.tree_, X, y, sample_weight, self._criterion())
         return self
+
+    def _fitted_tree(self):
+        """The tree ``fit`` keeps from the finished search (CART prunes it)."""
+        return self.result_.tree
+
+    def _criterion(self):
+        """The impurity of :attr:`feature_importances_`: the estimator's ``criterion``, else Gini for
+        classification and squared error for regression (scikit-learn's defaults)."""
+        default = "gini" if self._task == "classification" else "squared_error"
+        return getattr(self, "criterion", default)
+
+    def _fitted_search(self):
+        """``search_``, with a clear error for an estimator unpickled without it."""
+        check_is_fitted(self, "tree_")
+        if not hasattr(self, "search_"):
+            raise AttributeError(f"this {type(self).__name__} was pickled without its search; fit it with "
+                                 "keep_search=True to keep the search (and its training data) in the pickle")
+        return self.search_
+
+    def __getstate__(self):
+        """Pickle without ``search_`` (the search state and the training data) unless ``keep_search``."""
+        state = dict(super().__getstate__())  # object.__getstate__ hands out the instance's own __dict__
+        if not getattr(self, "keep_search", False):
+            state.pop("search_", None)
+        return state
 
     def search(self, X, y, sample_weight=None, record="full"):
         """A fresh :class:`Search` over (X, y), not yet run: step through it or hand it to a widget."""
@@ -169,6 +274,33 @@ class TreeEstimator(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.predict_index(self._validate_X(X, reset=False))
 
+    # -- scikit-learn's tree conveniences ----------------------------------------------------------
+    def apply(self, X):
+        """The ``tree_`` node id where each row stops (a leaf, or a split meeting an unseen category).
+
+        Node ids are ``tree_``'s (breadth first); :meth:`to_sklearn` numbers its nodes its own way.
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.apply(self._validate_X(X, reset=False))
+
+    def decision_path(self, X):
+        """Sparse indicator (n_samples, tree_.n_nodes): entry (i, v) is 1 when row i passes node v."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.decision_path(self._validate_X(X, reset=False))
+
+    @property
+    def feature_importances_(self):
+        """Mean decrease in impurity per feature, normalised to sum to 1 (scikit-learn's definition, with
+        the estimator's criterion: see :func:`odtlab.sklearn_tree.impurity_importances`)."""
+        check_is_fitted(self, "tree_")
+        return sklearn_tree.impurity_importances(self.tree_, self._node_stats)
+
+    def to_sklearn(self):
+        """A fitted scikit-learn ``DecisionTreeClassifier`` / ``DecisionTreeRegressor`` with this tree (multi-way
+        splits binarised): see :func:`odtlab.sklearn_tree.to_sklearn`."""
+        check_is_fitted(self, "tree_")
+        return sklearn_tree.to_sklearn(self)
+
     def summary(self, X, y):
         """The numbers ``odtlab solve`` prints: objective, accuracy, size, bounds, status, counters."""
         check_is_fitted(self, "tree_")
@@ -188,6 +320,20 @@ class TreeEstimator(BaseEstimator):
         out.update(res)
         out["tree"] = self.tree_.to_text()
         return out
+
+
+def _check_numbers(X):
+    """Refuse a text or object array whose values are not numbers, naming X (scikit-learn would report numpy's
+    "could not convert string to float")."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is None or dtype.kind not in "OUS":
+        return
+    try:
+        np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        sample = [v for v in np.asarray(X).ravel()[:1000] if not isinstance(v, (int, float, np.number))][:3]
+        raise TypeError(f"X must hold numbers ({exc}); it holds {dtype} values such as {sample}: pass a DataFrame "
+                        "with categorical columns or encode the text with odtlab.encoders.ordinal_encode") from None
 
 
 def _plain_input(X, y, classification):

@@ -125,6 +125,16 @@ class Result:
         out.update(self.stats)
         return out
 
+    def _repr_html_(self):
+        from odtlab.reprs import card, number
+
+        rows = [("status", self.status), ("objective", number(self.objective)),
+                ("bounds", f"[{number(self.lower_bound)}, {number(self.upper_bound)}]"), ("gap", number(self.gap)),
+                ("iterations", self.stats.get("iterations")),
+                ("seconds", f"{self.stats['seconds']:.3g}" if "seconds" in self.stats else None)]
+        return card(f"Result of {self.algorithm} ({self.sense}imise)", rows,
+                    self.tree.to_svg() if self.tree is not None else "")
+
     def __repr__(self):
         return (f"Result({self.algorithm}: objective={self.objective:.6g}, bounds=[{self.lower_bound:.6g}, "
                 f"{self.upper_bound:.6g}], status={self.status!r}, iterations={self.stats.get('iterations')})")
@@ -323,17 +333,27 @@ class Search:
         """The solver's caption for an event, in the paper's words."""
         return self.solver.describe(event)
 
+    def _repr_html_(self):
+        from odtlab.reprs import card, number
+
+        lower, upper = self.solver.bounds()
+        rows = [("status", self._finish_status() or self._status),
+                ("iterations", self.solver.iterations), ("bounds", f"[{number(lower)}, {number(upper)}]"),
+                ("record", self.record), ("events kept", int(sum(len(c) for c in self._chunks))),
+                ("seconds", f"{self._seconds:.3g}"), ("state", f"{self.solver.nbytes() / 2**20:.3g} MiB")]
+        return card(f"Search: {self.solver.name}", rows)
+
 
 def _progress_bar(progress, solver):
     if not progress:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(desc=solver.name, unit=" it", leave=True)
+    return tqdm(desc=solver.name, unit=" it", leave=True, delay=1.0)  # shown only past a second
 
 
 def _update_bar(bar, solver):
     lower, upper = solver.bounds()
     bar.n = int(solver.iterations)
     bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
-    bar.refresh()
+    bar.update(0)  # redraws when tqdm's delay and mininterval allow (refresh() would show it at once)

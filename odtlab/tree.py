@@ -152,6 +152,23 @@ class Tree:
         """The node where each row stops (a leaf, or a split meeting an unseen category)."""
         return kernels.apply(self._check_X(X), *self._arrays())
 
+    def decision_path(self, X):
+        """Sparse CSR indicator of shape (n_rows, n_nodes): entry (i, v) is 1 when row i passes node v on its way
+        to the node :meth:`apply` returns (scikit-learn's ``decision_path``); each row's nodes in root-first order."""
+        from scipy.sparse import csr_matrix
+
+        end = self.apply(X)
+        lengths = self.node_depths()[end] + 1
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        node, pos = end.copy(), indptr[1:] - 1
+        for _ in range(int(lengths.max(initial=0))):  # from the end node up, filling each row's slots backwards
+            live = node >= 0
+            indices[pos[live]] = node[live]
+            pos -= 1
+            node[live] = self.parent[node[live]]
+        return csr_matrix((np.ones(indptr[-1], dtype=np.int64), indices, indptr), shape=(end.shape[0], self.n_nodes))
+
     def predict_index(self, X):
         """Predicted class index (0..K-1) per row, or the target vector for regression."""
         if self.prediction is None:

@@ -426,7 +426,7 @@ def test_fast_input_path_matches_scikit_learns():
 
 
 def test_fitted_estimator_pickles_and_unfitted_one_refuses_to_predict():
-    est = BranchesClassifier(lam=0.1).fit(np.tile(XOR_X, (3, 1)), np.tile(XOR_Y, 3))
+    est = BranchesClassifier(lam=0.1, keep_search=True).fit(np.tile(XOR_X, (3, 1)), np.tile(XOR_Y, 3))
     again = pickle.loads(pickle.dumps(est))
     assert again.predict(XOR_X).tolist() == XOR_Y.tolist()
     assert again.search_.run().optimal
@@ -498,7 +498,7 @@ def test_solver_checks_its_arrays():
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"lam": -0.1}, r"\[0, 1\]"), ({"lam": 1.5}, r"\[0, 1\]"), ({"lam": 0.0}, "max_depth"),
+    ({"lam": -0.1}, r"\[0(\.0)?, 1(\.0)?\]"), ({"lam": 1.5}, r"\[0(\.0)?, 1(\.0)?\]"), ({"lam": 0.0}, "max_depth"),
     ({"lam": "x"}, "finite number"), ({"lam": 1e-9}, "too small"), ({"max_depth": -1}, "max_depth"),
     ({"max_depth": 1.5}, "max_depth"),
     ({"child_rule": "max_G"}, "child_rule"), ({"tie_break": "random"}, "tie_break"),

@@ -355,7 +355,7 @@ def test_registered_for_the_command_line():
 
 @pytest.mark.parametrize("depth", [0, 1, 4, 2.5, True])
 def test_depth_other_than_2_or_3_is_a_clear_error(depth):
-    with pytest.raises(ValueError, match="depth 2 or 3"):
+    with pytest.raises(ValueError, match=r"'max_depth' parameter .* range \[2, 3\]"):
         QuantBnBClassifier(max_depth=depth).fit(np.eye(4), [0, 1, 0, 1])
 
 
@@ -375,7 +375,7 @@ def test_fewer_than_two_samples_and_bad_parameters_are_refused():
         QuantBnBRegressor().fit(np.array([[1.0]]), [1.0])
     with pytest.raises(ValueError, match="sample_weight"):
         QuantBnBClassifier().fit(np.eye(3), [0, 1, 0], sample_weight=[1, 2, 1])
-    for params, match in (({"s": 1}, "s "), ({"lower_bound": "W3"}, "lower_bound"), ({"sprime_ratio": 0}, "sprime")):
+    for params, match in (({"s": 1}, "'s' parameter"), ({"lower_bound": "W3"}, "lower_bound"), ({"sprime_ratio": 0}, "sprime")):
         with pytest.raises(ValueError, match=match):
             QuantBnBClassifier(**params).fit(np.eye(3), [0, 1, 0])
 

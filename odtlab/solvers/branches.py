@@ -31,12 +31,13 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import encoders
 from odtlab.core import branches as kernels
 from odtlab.core import events as core
 from odtlab.core._jit import as_ratio
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator
+from odtlab.estimators import ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, params_init
 from odtlab.events import register_kind
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
@@ -530,40 +531,62 @@ def _resize(a, cap):
     return out
 
 
+#: Branches' parameters, checked once by :meth:`TreeEstimator._check_params` (``lam`` may also be a decimal string
+#: such as "0.005"; its exact ratio and the rule "lam = 0 needs max_depth" are checked by :func:`_check_lambda`).
+BRANCHES_CONSTRAINTS = {
+    **COMMON_CONSTRAINTS,
+    "lam": [Fraction, Interval(numbers.Real, 0, 1, closed="both"), str],  # a Fraction's range: _check_lambda
+    "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    "child_rule": [StrOptions(set(CHILD_RULES))],
+    "tie_break": [StrOptions(set(TIE_BREAKS))],
+}
+
+
 class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
-    """Optimal multi-way decision tree for H_lambda = accuracy - lambda * splits (Branches).
+    __doc__ = f"""Optimal multi-way decision tree for H_lambda = accuracy - lambda * splits (Branches).
 
-    ``X``: integer category codes (numpy) or a DataFrame whose categorical columns become codes (their
+    ``X``: integer category codes 0..C-1 (numpy) or a DataFrame whose categorical columns become codes (their
     category lists set C_i, so a category absent from the training rows makes an empty child). Binary 0/1
-    features are the two-category case. ``lam``: penalty per split in [0, 1] (0 only with ``max_depth``).
-    ``max_depth``: optional limit on the splits along a path. ``time_limit``: seconds; a stopped search
-    keeps the incumbent tree and its certified gap in ``result_``, and ``search_.run()`` resumes it.
-    ``child_rule`` / ``tie_break``: see :class:`BranchesSolver`. ``record``: event level kept in ``fit``.
-
+    features are the two-category case. Codes must be below ``odtlab.encoders.MAX_CATEGORIES`` (1024).
     A test category that the training data never had stops at the split that meets it and gets that
     node's majority class; an empty child predicts its parent's class.
+
+    Parameters
+    ----------
+    lam : float in [0, 1] or decimal string, default=0.01
+        Penalty per split, read as the decimal written (0.005 is exactly 1/200); 0 only with ``max_depth``.
+    max_depth : int >= 0 or None, default=None
+        Largest number of splits along a path.
+    time_limit : float > 0 or None, default=None
+        Seconds; a stopped search keeps the incumbent tree and its certified gap in ``result_``, and
+        ``search_.run()`` resumes it.
+    child_rule : {{{", ".join(map(repr, sorted(CHILD_RULES)))}}}, default="min_G"
+        Which open child Selection follows (see :class:`BranchesSolver`).
+    tie_break : {{{", ".join(map(repr, sorted(TIE_BREAKS)))}}}, default="paper"
+        Order of equal-Q splits (see :class:`BranchesSolver`).
+    record : {{"none", "summary", "full"}}, default="summary"
+        Event level kept during ``fit``.
+    keep_search : bool, default=False
+        Keep ``search_`` (its state and the training data) when pickling.
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from odtlab import BranchesClassifier
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]])
+    >>> y = np.array([0, 0, 1, 1, 0, 1])
+    >>> clf = BranchesClassifier(lam=0.01).fit(X, y)
+    >>> clf.result_.status, clf.get_n_leaves(), clf.score(X, y)
+    ('optimal', 4, 1.0)
     """
 
     _input = "categorical"
+    _parameter_constraints = BRANCHES_CONSTRAINTS
+    __init__ = params_init(lam=0.01, max_depth=None, time_limit=None, child_rule="min_G", tie_break="paper",
+                           record="summary", keep_search=False)
 
-    def __init__(self, lam=0.01, max_depth=None, time_limit=None, child_rule="min_G", tie_break="paper",
-                 record="summary"):
-        self.lam = lam
-        self.max_depth = max_depth
-        self.time_limit = time_limit
-        self.child_rule = child_rule
-        self.tie_break = tie_break
-        self.record = record
-
-    def _check_params(self):
-        _check_depth(self.max_depth)
+    def _check_param_relations(self):
         _check_lambda(self.lam, self.max_depth)
-        if self.child_rule not in CHILD_RULES:
-            raise ValueError(f"child_rule must be one of {sorted(CHILD_RULES)}, got {self.child_rule!r}")
-        if self.tie_break not in TIE_BREAKS:
-            raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {self.tie_break!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
 
     def _validate_fit(self, X, y, sample_weight):
         """scikit-learn's validation, with a fast path for what the data layer hands out: integer numpy
@@ -576,7 +599,7 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
                 and X.shape[0] == y.shape[0] and X.shape[0] > 0 and X.shape[1] > 0):
             codes = np.array(X, dtype=np.int64)  # a copy: the search may resume after the caller's X changed
             labels = _label_codes(y.astype(np.int64))  # a copy, too
-            if labels is not None and codes.min() >= 0:
+            if labels is not None and codes.min() >= 0 and codes.max() < encoders.MAX_CATEGORIES:
                 self.n_features_in_ = X.shape[1]
                 if hasattr(self, "feature_names_in_"):  # what validate_data does for an array
                     del self.feature_names_in_
@@ -599,6 +622,10 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
             for j, c in enumerate(category_names):
                 if c is not None:
                     C[j] = max(C[j], len(c))
+        if C.max() > encoders.MAX_CATEGORIES:
+            j = int(np.argmax(C))
+            raise ValueError(f"column {self._feature_names()[j]!r} has {int(C[j])} categories; Branches takes at most "
+                             f"odtlab.encoders.MAX_CATEGORIES = {encoders.MAX_CATEGORIES} per feature")
         return BranchesSolver(X, y, lam=self.lam, max_depth=self.max_depth, n_categories=C,
                               n_classes=len(self.classes_), child_rule=self.child_rule, tie_break=self.tie_break,
                               category_names=category_names, check_input=False)

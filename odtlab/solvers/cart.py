@@ -5,11 +5,15 @@ scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and 
 ``odtlab solve cart``. CART certifies nothing about the optimum, so a finished CART search has status
 "done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below.
 """
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.utils import Bunch
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab.core import cart as kernels
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
+from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
+                               params_init)
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
@@ -157,21 +161,19 @@ class CARTSolver(Solver):
         return self._build_tree(collapse_below=ccp_alpha)
 
 
-class _CARTParams(TreeEstimator):
-    def _check_params(self):
-        if self.max_depth is not None and (int(self.max_depth) != self.max_depth or self.max_depth < 1):
-            raise ValueError(f"max_depth must be an integer >= 1 or None, got {self.max_depth!r}")
-        if int(self.min_samples_split) != self.min_samples_split or self.min_samples_split < 2:
-            raise ValueError(f"min_samples_split must be an integer >= 2, got {self.min_samples_split!r}")
-        if int(self.min_samples_leaf) != self.min_samples_leaf or self.min_samples_leaf < 1:
-            raise ValueError(f"min_samples_leaf must be an integer >= 1, got {self.min_samples_leaf!r}")
-        if self.max_leaf_nodes is not None and self.max_leaf_nodes < 2:
-            raise ValueError(f"max_leaf_nodes must be >= 2 or None, got {self.max_leaf_nodes!r}")
-        if self.min_impurity_decrease < 0 or self.ccp_alpha < 0:
-            raise ValueError("min_impurity_decrease and ccp_alpha must be >= 0")
-        if self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
+#: CART's parameters (scikit-learn's tree parameters), checked once by :meth:`TreeEstimator._check_params`.
+CART_CONSTRAINTS = {
+    **COMMON_CONSTRAINTS,
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "min_impurity_decrease": [Interval(Real, 0, None, closed="left")],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+}
 
+
+class _CARTParams(TreeEstimator):
     def _make_solver(self, X, y, sample_weight):
         return CARTSolver(X, y, sample_weight, task=self._task, criterion=self.criterion,
                           max_depth=self.max_depth, min_samples_split=self.min_samples_split,
@@ -179,11 +181,9 @@ class _CARTParams(TreeEstimator):
                           min_impurity_decrease=self.min_impurity_decrease, max_leaf_nodes=self.max_leaf_nodes,
                           n_classes=len(self.classes_) if self._task == "classification" else None)
 
-    def fit(self, X, y, sample_weight=None):
-        super().fit(X, y, sample_weight)
-        if self.ccp_alpha > 0:
-            self.tree_ = self.search_.solver.pruned(self.ccp_alpha)
-        return self
+    def _fitted_tree(self):
+        """The built tree, pruned by minimal cost-complexity pruning when ``ccp_alpha > 0``."""
+        return self.search_.solver.pruned(self.ccp_alpha) if self.ccp_alpha > 0 else self.result_.tree
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
         """The weakest-link pruning path: ``Bunch(ccp_alphas, impurities)`` as in scikit-learn."""
@@ -198,28 +198,78 @@ def _cart_init(default_criterion):
     ``default_criterion``."""
     return params_init(criterion=default_criterion, max_depth=None, min_samples_split=2, min_samples_leaf=1,
                        min_impurity_decrease=0.0, max_leaf_nodes=None, ccp_alpha=0.0, record="summary",
-                       time_limit=None)
+                       time_limit=None, keep_search=False)
+
+
+_CART_PARAMETERS = """
+    max_depth : int >= 1 or None, default=None
+        Largest depth of the tree; None grows until the leaves are pure or ``min_samples_split`` stops it.
+    min_samples_split : int >= 2, default=2
+        Fewest weighted rows a node needs to be split.
+    min_samples_leaf : int >= 1, default=1
+        Fewest rows each child of a split must get.
+    min_impurity_decrease : float >= 0, default=0.0
+        A split must lower the weighted impurity by at least this much (scikit-learn's definition).
+    max_leaf_nodes : int >= 2 or None, default=None
+        Grow best first (largest impurity decrease first) up to this many leaves.
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning: the subtree minimising R(T) + ccp_alpha |leaves(T)| (Breiman et al. §3.3).
+    record : {"none", "summary", "full"}, default="summary"
+        Event level kept during ``fit`` (``search_.trace()``).
+    time_limit : float > 0 or None, default=None
+        Seconds; the tree built so far (undecided nodes as leaves) is kept.
+    keep_search : bool, default=False
+        Keep ``search_`` (its state and the training data) when pickling."""
 
 
 class CARTClassifier(TreeClassifierMixin, _CARTParams):
-    """CART classification tree (Gini or entropy) in numba, with split events for the widgets.
+    __doc__ = f"""CART classification tree (Gini or entropy) in numba, with split events for the widgets.
 
-    Parameters follow scikit-learn's ``DecisionTreeClassifier``; ``record`` is the event level kept
-    during ``fit`` ("none", "summary", "full"), ``time_limit`` stops the build early (the tree so far,
-    with undecided nodes as leaves, is kept).
+    Equal to scikit-learn's ``DecisionTreeClassifier`` (same splits and thresholds) on the same parameters.
+
+    Parameters
+    ----------
+    criterion : {{"gini", "entropy"}}, default="gini"
+        The impurity a split minimises.{_CART_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import CARTClassifier, datasets
+    >>> data = datasets.load("sklearn/iris")
+    >>> clf = CARTClassifier(max_depth=2).fit(data.X, data.y)
+    >>> clf.get_depth(), clf.get_n_leaves(), round(clf.score(data.X, data.y), 3)
+    (2, 3, 0.96)
+    >>> print(clf.to_sklearn().tree_.node_count)
+    5
     """
 
-    _criteria = ("gini", "entropy")
+    _parameter_constraints = {**CART_CONSTRAINTS, "criterion": [StrOptions({"gini", "entropy"})]}
     __init__ = _cart_init("gini")
 
 
 class CARTRegressor(TreeRegressorMixin, _CARTParams):
-    """CART regression tree (squared error) in numba; parameters as scikit-learn's DecisionTreeRegressor."""
+    __doc__ = f"""CART regression tree (squared error) in numba; equal to scikit-learn's ``DecisionTreeRegressor``.
+
+    Parameters
+    ----------
+    criterion : {{"squared_error"}}, default="squared_error"
+        The impurity a split minimises (the weighted variance).{_CART_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import CARTRegressor, datasets
+    >>> data = datasets.load("sklearn/diabetes")
+    >>> reg = CARTRegressor(max_depth=2).fit(data.X, data.y)
+    >>> reg.get_n_leaves(), round(reg.score(data.X, data.y), 3)
+    (4, 0.433)
+    """
 
     _task = "regression"
-    _criteria = ("squared_error",)
+    _parameter_constraints = {**CART_CONSTRAINTS, "criterion": [StrOptions({"squared_error"})]}
     __init__ = _cart_init("squared_error")
 
 
 register(SolverSpec("cart", CARTClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
                     "CART (Gini), the greedy baseline"))
+register(SolverSpec("cart-regressor", CARTRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
+                    "CART (squared error), the greedy regression baseline"))

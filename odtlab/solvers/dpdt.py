@@ -39,12 +39,14 @@ import numbers
 
 import numpy as np
 import pandas as pd
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
+from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
+                               params_init)
 from odtlab.events import register_kind
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
@@ -499,16 +501,27 @@ class DPDTSolver(Solver):
         return event.caption(self.feature_names)
 
 
+#: DPDT's parameters, checked once by :meth:`TreeEstimator._check_params` (``criterion`` per estimator; each budget in
+#: ``candidates`` and a finite ``alpha`` by :func:`check_options`).
+DPDT_CONSTRAINTS = {
+    **COMMON_CONSTRAINTS,
+    "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+    "candidates": [Interval(numbers.Integral, 1, None, closed="left"), tuple, list],
+    "alpha": [Fraction, Interval(numbers.Real, 0, None, closed="left")],  # a Fraction's sign: check_options
+    "generator": [StrOptions(set(kernels.GENERATORS))],
+    "budget": [StrOptions(set(BUDGETS))],
+    "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
+    "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
+    "min_impurity_decrease": [Interval(numbers.Real, 0, None, closed="left")],
+}
+
+
 class _DPDTParams(TreeEstimator):
     """Shared parameters and methods of the DPDT estimators."""
 
-    def _check_params(self):
+    def _check_param_relations(self):
         check_options(self.max_depth, self.candidates, self.alpha, self.generator, self.budget,
                       self.min_samples_split, self.min_samples_leaf, self.min_impurity_decrease)
-        if self.criterion not in self._criteria:
-            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
 
     def _make_solver(self, X, y, sample_weight):
         return DPDTSolver(X, y, sample_weight, task=self._task, max_depth=self.max_depth,
@@ -517,16 +530,16 @@ class _DPDTParams(TreeEstimator):
                           min_samples_leaf=self.min_samples_leaf, min_impurity_decrease=self.min_impurity_decrease,
                           n_classes=len(self.classes_) if self._task == "classification" else None)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, progress=False):
         """Build and solve the MDP on (X, y) (``sample_weight`` weighs the rows) and keep the tree at ``alpha``."""
         self.__dict__.pop("path_", None)
-        return super().fit(X, y, sample_weight)
+        return super().fit(X, y, sample_weight, progress=progress)
 
     def regularisation_path(self):
         """Every alpha at which DPDT's tree changes, with the tree (see :meth:`DPDTSolver.path`); no refit."""
         check_is_fitted(self, "tree_")
         if not hasattr(self, "path_"):
-            self.path_ = self.search_.solver.path()
+            self.path_ = self._fitted_search().solver.path()
             for seg in self.path_:
                 seg["tree"].feature_names = self._feature_names()
         return self.path_
@@ -561,42 +574,80 @@ def _dpdt_init(default_criterion):
     """The ``__init__`` of a DPDT estimator, ``criterion`` defaulting to ``default_criterion``."""
     return params_init(max_depth=3, candidates=(8, 3), alpha=0.0, generator="cart", budget="leaves",
                        criterion=default_criterion, min_samples_split=2, min_samples_leaf=1,
-                       min_impurity_decrease=0.0, time_limit=None, record="summary")
+                       min_impurity_decrease=0.0, time_limit=None, record="summary", keep_search=False)
+
+
+_DPDT_PARAMETERS = """
+    max_depth : int >= 1, default=3
+        The MDP's horizon D.
+    candidates : tuple of int >= 1, default=(8, 3)
+        Per-depth budgets (B_0, B_1, ...); depths beyond the list are greedy.
+    alpha : float >= 0, default=0.0
+        Weight of the expected number of splits C(T) in L_alpha (Eq. 1); the fit covers every alpha (see
+        :meth:`get_pareto_front`), ``alpha`` picks ``tree_``.
+    generator : {"cart", "topb", "exhaustive"}, default="cart"
+        CART-generated candidates, the best-impurity cuts, or every cut (optimal).
+    budget : {"leaves", "splits"}, default="leaves"
+        B_d is the inner CART's max_leaf_nodes (B_d - 1 candidates) or the number of candidates.
+    min_samples_split, min_samples_leaf, min_impurity_decrease
+        The inner CART's (as scikit-learn's); they shape the candidate sets, not the dynamic programme.
+    time_limit : float > 0 or None, default=None
+        Seconds; a stopped search keeps the current policy's tree, ``search_.run()`` resumes.
+    record : {"none", "summary", "full"}, default="summary"
+        Event level kept during ``fit``.
+    keep_search : bool, default=False
+        Keep ``search_`` (its state and the training data) when pickling; :meth:`regularisation_path` needs it
+        after unpickling."""
 
 
 class DPDTClassifier(TreeClassifierMixin, _DPDTParams):
-    """DPDT classification tree (Kohler et al. 2025): backward induction over CART-generated candidate splits.
-
-    Parameters:
-
-    * ``max_depth``: the MDP's horizon D (>= 1).
-    * ``candidates``: per-depth budgets (B_0, B_1, ...), each >= 1; depths beyond the list are greedy.
-    * ``alpha``: weight of the expected number of splits C(T) in L_alpha (Eq. 1), >= 0; the fit covers every
-      alpha (see :meth:`get_pareto_front`), ``alpha`` picks ``tree_``.
-    * ``generator``: "cart" (default), "topb" (best-impurity cuts) or "exhaustive" (every cut: optimal).
-    * ``budget``: "leaves" (B_d is the inner CART's max_leaf_nodes, B_d - 1 candidates) or "splits".
-    * ``criterion``, ``min_samples_split``, ``min_samples_leaf``, ``min_impurity_decrease``: the inner CART's
-      (as scikit-learn's); they shape the candidate sets, not the dynamic programme.
-    * ``time_limit``: seconds; a stopped search keeps the current policy's tree, ``search_.run()`` resumes.
-    * ``record``: event level kept during ``fit``.
+    __doc__ = f"""DPDT classification tree (Kohler et al. 2025): backward induction over CART-generated candidate splits.
 
     ``fit`` accepts ``sample_weight`` (boosting): rows are weighted in the losses, the transition
     probabilities and the inner CART. ``result_.stats["operations"]`` counts in the paper's unit (see
     :mod:`odtlab.solvers.dpdt`).
+
+    Parameters
+    ----------
+    criterion : {{"gini", "entropy"}}, default="gini"
+        The inner CART's impurity.{_DPDT_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import DPDTClassifier, datasets
+    >>> data = datasets.load("sklearn/iris")
+    >>> clf = DPDTClassifier(max_depth=2).fit(data.X, data.y)
+    >>> clf.result_.status, round(clf.score(data.X, data.y), 3)
+    ('done', 0.96)
     """
 
-    _criteria = ("gini", "entropy")
+    _parameter_constraints = {**DPDT_CONSTRAINTS, "criterion": [StrOptions({"gini", "entropy"})]}
     __init__ = _dpdt_init("gini")
 
 
 class DPDTRegressor(TreeRegressorMixin, _DPDTParams):
-    """DPDT regression tree: leaf loss = weight x squared error around the mean (CART's criterion); parameters
-    as :class:`DPDTClassifier` (criterion "squared_error")."""
+    __doc__ = f"""DPDT regression tree: leaf loss = weight x squared error around the mean (CART's criterion).
+
+    Parameters
+    ----------
+    criterion : {{"squared_error"}}, default="squared_error"
+        The inner CART's impurity.{_DPDT_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import DPDTRegressor, datasets
+    >>> data = datasets.load("sklearn/diabetes")
+    >>> reg = DPDTRegressor(max_depth=2).fit(data.X, data.y)
+    >>> reg.result_.status, reg.get_n_leaves()
+    ('done', 4)
+    """
 
     _task = "regression"
-    _criteria = ("squared_error",)
+    _parameter_constraints = {**DPDT_CONSTRAINTS, "criterion": [StrOptions({"squared_error"})]}
     __init__ = _dpdt_init("squared_error")
 
 
 register(SolverSpec("dpdt", DPDTClassifier, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},
                     "DPDT: dynamic programming over CART-generated candidate splits"))
+register(SolverSpec("dpdt-regressor", DPDTRegressor, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},
+                    "DPDT: dynamic programming over CART-generated candidate splits (squared error)"))

@@ -33,14 +33,17 @@ Budgets: ``max_nodes`` above 2^depth - 1 is clamped to it, and a depth above ``m
 """
 from fractions import Fraction
 import functools
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import events as ev_py
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
+from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
+                               params_init)
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
@@ -541,34 +544,35 @@ def _grown(a, rows, fill):
     return out
 
 
+#: MurTree's parameters, checked once by :meth:`TreeEstimator._check_params` (``feature_order`` per estimator).
+MURTREE_CONSTRAINTS = {
+    **COMMON_CONSTRAINTS,
+    "max_depth": [Interval(Integral, 1, MAX_DEPTH, closed="both")],
+    "max_nodes": [Interval(Integral, 1, None, closed="left"), None],
+    "alpha": [Fraction, Interval(Real, 0, None, closed="left"), str],  # a Fraction's sign: _check_param_relations
+    "cache": [StrOptions({c for c in CACHES if c is not None}), None],
+    "node_order": [StrOptions(set(NODE_ORDERS))],
+    **{switch: ["boolean"] for switch in ("smallest", "similarity_bound", "incremental", "depth_two", "reduce_features",
+                                          "greedy_start", "iterative_deepening", "bound_probing")},
+}
+
+
 class _MurTreeEstimator(TreeEstimator):
     """Parameter checks and solver construction shared by :class:`MurTreeClassifier` and
     :class:`MurTreeRegressor`."""
 
     _input = "binary"
-    _feature_orders = FEATURE_ORDERS
     # what ``odtlab.widgets.explore`` turns on: a lower bound that rises during the search (off in ``fit``: a median
     # 13 % more fit time on the dl/ sets, benchmarks/bench_murtree.py --probing)
     _player_params = {"bound_probing": True}
 
-    def _check_params(self):
-        if isinstance(self.max_depth, bool) or int(self.max_depth) != self.max_depth or self.max_depth < 1:
-            raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
-        if self.max_depth > MAX_DEPTH:
-            raise ValueError(f"max_depth above {MAX_DEPTH} is out of reach for MurTree, got {self.max_depth!r}")
-        if self.max_nodes is not None and (int(self.max_nodes) != self.max_nodes or self.max_nodes < 1):
-            raise ValueError(f"max_nodes must be an integer >= 1 or None, got {self.max_nodes!r}")
+    def _check_param_relations(self):
         try:
             p, _ = as_ratio(self.alpha)
-        except (TypeError, ValueError):
-            raise ValueError(f"alpha must be a number >= 0, got {self.alpha!r}") from None
+        except (TypeError, ValueError, ArithmeticError):
+            raise ValueError(f"alpha must be a finite number >= 0, got {self.alpha!r}") from None
         if p < 0:
             raise ValueError(f"alpha must be >= 0, got {self.alpha!r}")
-        for name, table in (("cache", CACHES), ("node_order", NODE_ORDERS), ("feature_order", self._feature_orders)):
-            if getattr(self, name) not in table:
-                raise ValueError(f"{name} must be one of {list(table)}, got {getattr(self, name)!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time_limit must be positive or None, got {self.time_limit!r}")
 
     def _make_solver(self, X, y, sample_weight):
         regression = self._task == "regression"
@@ -584,7 +588,7 @@ class _MurTreeEstimator(TreeEstimator):
 
 
 class MurTreeClassifier(TreeClassifierMixin, _MurTreeEstimator):
-    """Optimal classification tree on binary features by MurTree's dynamic programming and search.
+    __doc__ = f"""Optimal classification tree on binary features by MurTree's dynamic programming and search.
 
     Parameters
     ----------
@@ -627,18 +631,31 @@ class MurTreeClassifier(TreeClassifierMixin, _MurTreeEstimator):
         (``odtlab.widgets.explore``), where the gap closing is the point.
     record : "none", "summary" or "full"
         Event level kept during ``fit``.
+    keep_search : bool, default=False
+        Keep ``search_`` (its state and the training data) when pickling.
 
     Input must be 0/1: use ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import MurTreeClassifier, datasets
+    >>> data = datasets.load("sklearn/breast_cancer")
+    >>> from odtlab.encoders import ThresholdBinarizer
+    >>> Xb = ThresholdBinarizer(method="quantiles", n_quantiles=4).fit_transform(data.X)
+    >>> clf = MurTreeClassifier(max_depth=2).fit(Xb, data.y)
+    >>> clf.result_.status, int(clf.result_.objective)
+    ('optimal', 32)
     """
 
+    _parameter_constraints = {**MURTREE_CONSTRAINTS, "feature_order": [StrOptions(set(FEATURE_ORDERS))]}
     __init__ = params_init(max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
                            similarity_bound=True, incremental=True, depth_two=True, node_order="dynamic",
                            feature_order="gini", reduce_features=True, greedy_start=True,
-                           iterative_deepening=False, bound_probing=False, record="summary")
+                           iterative_deepening=False, bound_probing=False, record="summary", keep_search=False)
 
 
 class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
-    """Optimal regression tree (squared error, leaves predict the mean) on binary features by MurTree (§4.9.2).
+    __doc__ = f"""Optimal regression tree (squared error, leaves predict the mean) on binary features by MurTree (§4.9.2).
 
     Minimises the weighted sum of squared errors (summed over the outputs when y has several columns)
     + ``alpha`` * feature nodes, under ``max_depth`` and ``max_nodes``. The depth-two solver counts, per pair
@@ -650,20 +667,37 @@ class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
     all the data are treated as equal (``odtlab.solvers.murtree.TIE_RTOL``), so ``result_.objective`` is the
     optimum within that tolerance; ``result_.optimal`` certifies this.
 
-    Parameters as :class:`MurTreeClassifier` (``alpha`` in squared-error units), except that there is no
-    ``similarity_bound`` switch and ``feature_order`` is "mse" (by squared-error decrease, pystreed's default
-    for regression) or "in-order". ``sample_weight`` must hold non-negative integers (counts).
+    ``sample_weight`` must hold non-negative integers (counts). Input must be 0/1: use
+    ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
 
-    Input must be 0/1: use ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.
+    Parameters
+    ----------
+    max_depth, max_nodes, time_limit, smallest, cache, incremental, depth_two, node_order, reduce_features, \
+greedy_start, iterative_deepening, bound_probing, record, keep_search
+        As :class:`MurTreeClassifier` (there is no ``similarity_bound`` switch).
+    alpha : float >= 0, default=0.0
+        Penalty per feature node, in squared-error units.
+    feature_order : {{"mse", "in-order"}}, default="mse"
+        By squared-error decrease (pystreed's default for regression) or in column order.
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import MurTreeRegressor, datasets
+    >>> data = datasets.load("sklearn/diabetes")
+    >>> from odtlab.encoders import ThresholdBinarizer
+    >>> Xb = ThresholdBinarizer(method="quantiles", n_quantiles=4).fit_transform(data.X)
+    >>> reg = MurTreeRegressor(max_depth=2).fit(Xb, data.y)
+    >>> reg.result_.status, reg.get_n_leaves()
+    ('optimal', 4)
     """
 
     _task = "regression"
-    _feature_orders = {"mse": mt.FEATURES_GINI, "in-order": mt.FEATURES_IN_ORDER}
+    _parameter_constraints = {**MURTREE_CONSTRAINTS, "feature_order": [StrOptions({"mse", "in-order"})]}
 
     __init__ = params_init(max_depth=3, max_nodes=None, alpha=0.0, time_limit=None, smallest=False, cache="dataset",
                            incremental=True, depth_two=True, node_order="dynamic", feature_order="mse",
                            reduce_features=True, greedy_start=True, iterative_deepening=False,
-                           bound_probing=False, record="summary")
+                           bound_probing=False, record="summary", keep_search=False)
 
 
 _OPTIONS = {"depth": "max_depth", "nodes": "max_nodes", "alpha": "alpha", "time_limit": "time_limit"}

@@ -13,12 +13,15 @@ report ``rounds``, ``alive_per_round`` (tuples alive when each round starts) and
 paper leaves undefined; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
 gives the stump losses L1 (eq. 6) of every set of one tuple at once.
 """
+from numbers import Integral, Real
 import warnings
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab.core import quantbnb as kernels
-from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
+from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
+                               params_init)
 from odtlab.events import register_kind
 from odtlab.search import Search, Solver
 from odtlab.solvers import SolverSpec, register
@@ -436,31 +439,49 @@ def _drop_empty(node, X, rows):
     return node
 
 
-class _QuantBnBParams(TreeEstimator):
-    def __init__(self, max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
-                 initial="greedy", record="summary", time_limit=None):
-        self.max_depth = max_depth
-        self.s = s
-        self.lower_bound = lower_bound
-        self.sprime_ratio = sprime_ratio
-        self.keep_ties = keep_ties
-        self.similarity = similarity
-        self.initial = initial
-        self.record = record
-        self.time_limit = time_limit
+#: Quant-BnB's parameters, checked once by :meth:`TreeEstimator._check_params`.
+QUANTBNB_CONSTRAINTS = {
+    **COMMON_CONSTRAINTS,
+    "max_depth": [Interval(Integral, 2, 3, closed="both")],
+    "s": [Interval(Integral, 2, None, closed="left")],
+    "lower_bound": [StrOptions(set(kernels.LB_NAMES))],
+    "sprime_ratio": [Interval(Real, 0, None, closed="neither")],
+    "keep_ties": ["boolean"],
+    "similarity": ["boolean"],
+    "initial": [StrOptions(set(INITIAL))],
+}
 
-    def _check_params(self):
-        if self.max_depth not in (2, 3) or isinstance(self.max_depth, bool):
-            raise ValueError(f"Quant-BnB solves max_depth 2 or 3 (Appendix C recommends d <= 3), "
-                             f"got {self.max_depth!r}")
-        if int(self.s) != self.s or self.s < 2:
-            raise ValueError(f"s (number of quantile slices) must be an integer >= 2, got {self.s!r}")
-        if self.lower_bound not in kernels.LB_NAMES:
-            raise ValueError(f"lower_bound must be one of {sorted(kernels.LB_NAMES)}, got {self.lower_bound!r}")
-        if not self.sprime_ratio > 0:
-            raise ValueError(f"sprime_ratio must be positive, got {self.sprime_ratio!r}")
-        if self.initial not in INITIAL:
-            raise ValueError(f"initial must be one of {', '.join(map(repr, INITIAL))}, got {self.initial!r}")
+_QUANTBNB_PARAMETERS = """
+    Parameters
+    ----------
+    max_depth : {2, 3}, default=2
+        Depth of the tree (Appendix C recommends d <= 3).
+    s : int >= 2, default=3
+        Quantile slices per refinement (the paper's s = 3).
+    lower_bound : {"W0", "W1", "W2"}, default="W0"
+        The lower bound of §3.2.
+    sprime_ratio : float > 0, default=0.6
+        s' = floor(ratio * n * s / (b - a)) for W1.
+    keep_ties : bool, default=False
+        Keep child features whose bound equals U, as Proposition 4.1.
+    similarity : bool, default=True
+        Add the similarity bound (0-1 loss only).
+    initial : {"greedy", "cart", "leaf"}, default="greedy"
+        The first incumbent: CART's top split(s) with the best stumps below, computed from the ranks; the CART
+        tree; or a leaf.
+    record : {"none", "summary", "full"}, default="summary"
+        Event level kept during ``fit``.
+    time_limit : float > 0 or None, default=None
+        Seconds; a stopped search keeps its incumbent tree and a certified lower bound, and ``search_.run()``
+        resumes it.
+    keep_search : bool, default=False
+        Keep ``search_`` (its state and the training data) when pickling."""
+
+
+class _QuantBnBParams(TreeEstimator):
+    _parameter_constraints = QUANTBNB_CONSTRAINTS
+    __init__ = params_init(max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
+                           initial="greedy", record="summary", time_limit=None, keep_search=False)
 
     def _make_solver(self, X, y, sample_weight):
         if sample_weight is not None:  # rows of weight 0 do not count; the others must weigh the same
@@ -481,22 +502,30 @@ class _QuantBnBParams(TreeEstimator):
 
 
 class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
-    """Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
-
-    Parameters: ``max_depth`` (2 or 3), ``s`` (quantile slices per refinement, the paper's s = 3),
-    ``lower_bound`` ("W0", "W1" or "W2", §3.2), ``sprime_ratio`` (s' = floor(ratio * n * s / (b - a)) for
-    W1), ``keep_ties`` (keep child features whose bound equals U, as Proposition 4.1), ``similarity`` (add
-    the similarity bound, 0-1 loss only), ``initial`` (the first incumbent: "greedy", CART's top split(s)
-    with the best stumps below, computed from the ranks; "cart", the CART tree; "leaf"), ``record``
-    (event level kept during fit) and ``time_limit`` (seconds; a stopped search keeps its incumbent tree
-    and a certified lower bound, and ``search_.run()`` resumes it).
+    __doc__ = f"""Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
+{_QUANTBNB_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import QuantBnBClassifier, datasets
+    >>> data = datasets.load("sklearn/iris")
+    >>> clf = QuantBnBClassifier(max_depth=2).fit(data.X, data.y)
+    >>> clf.result_.status, int(clf.result_.objective)
+    ('optimal', 6)
     """
 
 
 class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
-    """Optimal depth-2 or depth-3 regression tree (squared error, multi-output allowed), by Quant-BnB.
-
-    Parameters as :class:`QuantBnBClassifier`.
+    __doc__ = f"""Optimal depth-2 or depth-3 regression tree (squared error, multi-output allowed), by Quant-BnB.
+{_QUANTBNB_PARAMETERS}
+{ATTRIBUTES_DOC}
+    Examples
+    --------
+    >>> from odtlab import QuantBnBRegressor, datasets
+    >>> data = datasets.load("sklearn/diabetes")
+    >>> reg = QuantBnBRegressor(max_depth=2).fit(data.X, data.y)
+    >>> reg.result_.status, reg.get_n_leaves()
+    ('optimal', 4)
     """
 
     _task = "regression"
