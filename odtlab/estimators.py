@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from odtlab import encoders
+from odtlab import encoders, memory
 from odtlab.search import Search
 
 
@@ -55,6 +55,14 @@ class TreeEstimator(BaseEstimator):
 
     _input = "numeric"
     _task = "classification"
+
+    def __init_subclass__(cls, **kwargs):
+        """Every estimator takes ``memory_limit`` (see :mod:`odtlab.memory`): appended to the ``__init__`` a
+        subclass defines, as a keyword-only parameter with default "auto"."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "memory_limit" not in inspect.signature(init).parameters:
+            cls.__init__ = _with_memory_limit(init)
 
     # -- hooks for subclasses ----------------------------------------------------------------------
     def _check_params(self):
@@ -142,9 +150,10 @@ class TreeEstimator(BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Validate, build the search, run it under ``time_limit`` and keep tree, result and search."""
         self._check_params()
+        memory.check_memory_limit(self.memory_limit)
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         self.search_ = self._new_search(X, y, sample_weight, getattr(self, "record", "summary"))
-        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None))
+        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None), memory_limit=self.memory_limit)
         self.tree_ = self.result_.tree
         return self
 
@@ -188,6 +197,20 @@ class TreeEstimator(BaseEstimator):
         out.update(res)
         out["tree"] = self.tree_.to_text()
         return out
+
+
+def _with_memory_limit(init):
+    """``init`` with a keyword-only ``memory_limit="auto"`` stored on the estimator (scikit-learn's rule)."""
+    signature = inspect.signature(init)
+    extra = inspect.Parameter("memory_limit", inspect.Parameter.KEYWORD_ONLY, default="auto")
+
+    def __init__(self, *args, memory_limit="auto", **kwargs):
+        init(self, *args, **kwargs)
+        self.memory_limit = memory_limit
+
+    __init__.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])
+    __init__.__doc__ = init.__doc__
+    return __init__
 
 
 def _plain_input(X, y, classification):

@@ -168,11 +168,11 @@ def _limit_searches(estimator, deadline, memory_cap):
         search = make_search(*args, **kwargs)
         run = search.run
 
-        def limited_run(time_limit=None, max_iterations=None, memory_limit=None, progress=False):
+        def limited_run(time_limit=None, max_iterations=None, memory_limit="auto", progress=False):
             if deadline is not None:
                 left = max(deadline - time.perf_counter(), 1e-9)
                 time_limit = left if time_limit is None else min(time_limit, left)
-            if memory_limit is None:
+            if memory_cap is not None:
                 memory_limit = memory_cap
             return run(time_limit=time_limit, max_iterations=max_iterations, memory_limit=memory_limit,
                        progress=progress)
