@@ -36,6 +36,21 @@ def kill_once(marker, **params):
     return DecisionTreeClassifier(**params)
 
 
+def kill_always(calls, **params):
+    """A factory whose every call notes itself in ``calls`` and kills its own process (SIGKILL)."""
+    with open(calls, "a") as fh:
+        fh.write("x")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def slow_cart(seconds, **params):
+    """scikit-learn's CART after ``seconds`` of sleep: in progress when a neighbour kills its worker."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    time.sleep(seconds)
+    return DecisionTreeClassifier(**params)
+
+
 class _Sleeper:
     def fit(self, X, y):
         time.sleep(120)  # ignores every limit: only the watchdog can stop it
@@ -243,6 +258,31 @@ def test_watchdog_writes_its_marker_before_ending_the_worker(tmp_path, monkeypat
     assert ballast.sum() > 0 and exits == [ex_execute.KILLED_EXIT_CODE] * 2
     killed = ex_execute.execute(big, str(tmp_path))                   # the run, handed out again
     assert killed["status"] == "memory_limit" and "killed by the watchdog" in killed["message"]
+
+
+def test_only_the_run_whose_own_process_dies_is_crashed_and_it_is_retried_next_time(tmp_path):
+    calls = tmp_path / "calls"
+    killer = Run("test_experiments:kill_always", "sklearn/iris", {"calls": str(calls)})
+    healthy = Run("test_experiments:slow_cart", "sklearn/iris", {"seconds": 1.0, "max_depth": 2})
+    store = Store(tmp_path / "s")
+    (store.markers / "attempts.log").write_text((healthy.key + "\n") * 5)  # counts of an earlier run of the grid
+    df = run_grid([killer, healthy], store=store, n_jobs=2, progress=False)
+    assert list(df["status"]) == ["crashed", "done"]      # the neighbour of a dying worker is not crashed
+    assert "worker process died" in df.loc[0, "message"]
+    before = len(calls.read_text())
+    assert run_grid([killer, healthy], store=store, n_jobs=2, progress=False)["status"].tolist() == ["crashed", "done"]
+    assert len(calls.read_text()) > before              # crashed is tried again on the next run of the grid
+    before = len(calls.read_text())
+    run_grid([killer, healthy], store=store, n_jobs=2, progress=False, retry_crashed=False)
+    assert len(calls.read_text()) == before             # unless the user says otherwise
+
+
+def test_the_hard_time_limit_holds_for_a_single_run_with_one_job(tmp_path):
+    t0 = time.perf_counter()
+    df = run_grid([Run("test_experiments:sleeper", "sklearn/iris", time_limit=0.2)], store=tmp_path, n_jobs=1,
+                  progress=False)
+    assert time.perf_counter() - t0 < 60                        # not the sleeper's 120 s
+    assert df.loc[0, "status"] == "time_limit" and "killed by the watchdog" in df.loc[0, "message"]
 
 
 def test_dask_local_cluster_survives_a_killed_worker_and_local_resumes_its_store(tmp_path, monkeypatch):
