@@ -169,6 +169,7 @@ class Search:
         self._seconds = 0.0
         self._peak_bytes = 0
         self._events_bytes = 0
+        self._recorded = False  # whether a kernel call wrote events into the buffer
         self._grow_seconds = 0.0
         self.events_dropped = 0  # events not kept: the log reached a quarter of the memory limit
         self._status = "running"
@@ -189,6 +190,7 @@ class Search:
         passes ``deadline`` (a ``perf_counter`` time) or the growth step would end past it (estimated
         from the last step: the next one is at most twice as large)."""
         kernel = self.solver.kernel(core.LEVELS[level])
+        self._recorded = self._recorded or level != "none"
         parts = []
         while True:
             n, status = self.solver.advance(kernel, self._buffer, max_iterations)
@@ -199,7 +201,7 @@ class Search:
                 status = "time_limit"
                 break
             if memory_limit is not None:
-                self.solver.memory_limit = memory_limit - self._events_bytes - self._buffer.nbytes
+                self.solver.memory_limit = memory_limit - self._memory() + self.solver.nbytes()
             t0 = time.perf_counter()
             with memory.deferred_interrupt():
                 grown = self.solver.grow()
@@ -211,8 +213,9 @@ class Search:
         return records, status
 
     def _memory(self):
-        """Bytes the search holds: the solver's state, the event buffer and the events kept."""
-        return self.solver.nbytes() + self._buffer.nbytes + self._events_bytes
+        """Bytes the search holds: the solver's state, the events kept and the event buffer once a call
+        recorded into it (at level none the kernel never writes it, so its zero pages take no memory)."""
+        return self.solver.nbytes() + self._events_bytes + (self._buffer.nbytes if self._recorded else 0)
 
     def _keep(self, records, memory_limit):
         """Keep a call's events, unless they would take more than a quarter of ``memory_limit``: then the

@@ -265,6 +265,7 @@ class DPDTSolver(Solver):
         self.feature_names = None
         self.classes = None
         self._greedy_tree = None
+        self._ran = False  # whether the kernel was called (a search stopped before its first iteration too)
         self._cache = {}
 
     def _layout(self, hist_columns):
@@ -314,6 +315,7 @@ class DPDTSolver(Solver):
                            self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
                            self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
                            self.PF, self.WI, self.WF, self.counters, events, max_iterations)
+        self._ran = True
         return int(k), int(status)
 
     def grow(self):
@@ -363,7 +365,7 @@ class DPDTSolver(Solver):
         optimal tree; an exhaustive search (``exact``) that has finished certifies its value, lower = upper.
         """
         upper = self._policy_upper()
-        if not self.finished and self.iterations:  # stopped early: the greedy tree may be better
+        if not self.finished and self._ran:  # stopped early: the greedy tree may be better
             upper = min(upper, self._greedy()[0])
         return (upper if self.exact and self.finished else 0.0), upper
 
@@ -387,7 +389,7 @@ class DPDTSolver(Solver):
         """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done. A
         search stopped early returns the greedy tree (:meth:`_greedy`) while the policy's is worse."""
         tree = self.tree_for_alpha(self.alpha)
-        if not self.finished and self.iterations:
+        if not self.finished and self._ran:
             value, greedy = self._greedy()
             if value < self._policy_upper():
                 return greedy
