@@ -299,6 +299,47 @@ def test_dask_local_cluster_survives_a_killed_worker_and_local_resumes_its_store
     assert calls == [] and list(again["key"]) == [r.key for r in runs]
 
 
+def test_dask_cluster_whose_workers_have_neither_the_data_nor_the_markers_folder(tmp_path):
+    """A loopback scheduler and worker started in a folder of their own, without ODTLAB_DATA: the driver
+    sends the arrays, and the watchdog's marker reaches the driver through the scheduler."""
+    import subprocess
+    import sys
+
+    from distributed import Client
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {k: v for k, v in os.environ.items() if k != "ODTLAB_DATA"}
+    env.update(ODTLAB_CACHE=str(tmp_path / "empty-cache"), ODTLAB_OFFLINE="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [env.get("PYTHONPATH"), here])))
+    (tmp_path / "w").mkdir()
+    info = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", "0", "--no-dashboard", "--scheduler-file", str(info)], cwd=tmp_path / "w",
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.time() + 120
+        while not info.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                                       str(info), "--nthreads", "1", "--no-dashboard", "--local-directory",
+                                       str(tmp_path / "w")], cwd=tmp_path / "w", env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        with Client(scheduler_file=str(info), timeout=120) as client:
+            client.wait_for_workers(1, timeout=120)
+            assert client.run(lambda: os.environ.get("ODTLAB_DATA"))  == {w: None for w in client.scheduler_info()["workers"]}
+            runs = grid("cart", ["dl/anneal", "branches/monk1-o"], {"depth": [2]})
+            runs.append(Run("test_experiments:sleeper", "dl/anneal", time_limit=0.2))
+            df = run_grid(runs, store=tmp_path / "s", backend="dask", scheduler=client, progress=False)
+            assert client.status == "running"                           # the user's client stays open
+        assert list(df["status"]) == ["done", "done", "time_limit"], df["message"].tolist()
+        assert "killed by the watchdog" in df.loc[2, "message"] and (df["pid"] != os.getpid()).all()
+        assert not list((tmp_path / "s" / "markers").glob("killed-*"))  # no marker file on the driver's disk
+    finally:
+        for proc in procs[::-1]:
+            proc.terminate()
+            proc.wait(30)
+
+
 def test_scheduler_needs_the_dask_backend():
     with pytest.raises(ValueError, match="dask"):
         run_grid([], backend="local", scheduler="tcp://127.0.0.1:1")

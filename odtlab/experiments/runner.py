@@ -16,8 +16,10 @@ Backends:
   whose worker dies while it runs alone is recorded ``crashed``; the others go on. The workers end
   when the grid does.
 * ``"dask"``: dask.distributed. Without ``scheduler`` a LocalCluster of ``n_jobs`` worker processes
-  (one thread each, on 127.0.0.1) is started and closed; with ``scheduler="tcp://host:port"`` the runs
-  go to that cluster (its workers must have odtlab installed and see the same data path). When a
+  (one thread each, on 127.0.0.1) is started and closed; with ``scheduler="tcp://host:port"`` or a
+  ``distributed.Client`` the runs go to that cluster (its workers need odtlab installed, but neither
+  the data files, which the driver loads and sends, nor a file system shared with the driver: the
+  watchdog's markers are kept by the scheduler). When a
   worker dies, dask hands its runs to another worker; a run that kills workers repeatedly becomes
   ``crashed``.
 
@@ -50,7 +52,7 @@ def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, pro
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if scheduler is not None and backend != "dask":
-        raise ValueError("a scheduler address needs backend='dask'")
+        raise ValueError("a scheduler (address or distributed.Client) needs backend='dask'")
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
@@ -97,7 +99,7 @@ def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, pro
                 if backend == "local":
                     _run_local(pending, n_jobs, markers, collect)
                 else:
-                    _run_dask(pending, n_jobs, scheduler, markers, collect)
+                    _run_dask(pending, n_jobs, scheduler, collect)
         finally:
             if bar is not None:
                 bar.close()
@@ -162,15 +164,24 @@ def _run_local(pending, n_jobs, markers, collect):
         get_reusable_executor().shutdown(wait=True)
 
 
-def _run_dask(pending, n_jobs, scheduler, markers, collect):
+def _run_dask(pending, n_jobs, scheduler, collect):
+    """Run ``pending`` on a dask cluster: a LocalCluster of ``n_jobs`` processes, a scheduler address, or a
+    ``distributed.Client`` (left open). The driver loads each data set (cached) and sends its arrays with the
+    runs, and the watchdog's markers live in the scheduler, so the workers need neither the data files nor a
+    file system shared with the driver."""
     try:
         from distributed import Client, LocalCluster, as_completed
         from distributed.scheduler import KilledWorker
     except ImportError as exc:
         raise ValueError("the dask backend needs dask.distributed: pip install 'dask[distributed]'") from exc
 
+    from odtlab.experiments.execute import DASK_MARKERS
+    from odtlab.experiments.runs import load_dataset
+
     cluster = None
-    if scheduler is None:
+    if isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler is None:
         cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=None, silence_logs=logging.CRITICAL)
         client = Client(cluster)
@@ -181,7 +192,12 @@ def _run_dask(pending, n_jobs, scheduler, markers, collect):
         by_key = {}
         futures = []
         for run in pending:
-            future = client.submit(execute, run, markers, driver, key=f"odtlab-run-{run.key}", pure=False)
+            try:  # the arrays go with the task (a scattered copy would die with its worker)
+                data = load_dataset(run.dataset)
+            except Exception:  # noqa: BLE001 - a bad name or modifier: the worker reports it as the run's error
+                data = None
+            future = client.submit(execute, run, DASK_MARKERS, driver, data, key=f"odtlab-run-{run.key}",
+                                   pure=False)
             by_key[future.key] = run
             futures.append(future)
         for future in as_completed(futures):
@@ -195,6 +211,7 @@ def _run_dask(pending, n_jobs, scheduler, markers, collect):
             collect(row)
             future.release()
     finally:
-        client.close()
+        if client is not scheduler:
+            client.close()
         if cluster is not None:
             cluster.close()
