@@ -17,6 +17,7 @@ import mmap
 import re
 import signal
 import threading
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -45,8 +46,15 @@ def available_bytes():
 
 
 def default_memory_limit():
-    """:data:`DEFAULT_FRACTION` of :func:`available_bytes`, in bytes."""
-    return int(DEFAULT_FRACTION * available_bytes())
+    """:data:`DEFAULT_FRACTION` of :func:`available_bytes`, in bytes (read at most once a second: reading it
+    takes about 60 us, more than a small fit)."""
+    now = time.monotonic()
+    if now - _DEFAULT[0] > 1.0:
+        _DEFAULT[:] = [now, int(DEFAULT_FRACTION * available_bytes())]
+    return _DEFAULT[1]
+
+
+_DEFAULT = [-2.0, 0]  # (time read, limit)
 
 
 def check_memory_limit(value, name="memory_limit"):
@@ -171,8 +179,7 @@ def deferred_interrupt():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if caught:
-        if callable(previous):
-            previous(signal.SIGINT, None)
-        else:
-            raise KeyboardInterrupt
+    if caught and callable(previous):
+        previous(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
+    elif caught and previous == signal.SIG_DFL:
+        raise KeyboardInterrupt

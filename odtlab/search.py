@@ -186,9 +186,8 @@ class Search:
 
     def _call(self, level, max_iterations, memory_limit, deadline=None):
         """One kernel call, growing arrays as asked: ``(records, status)``; status is the kernel's, or
-        "memory_limit" when the state cannot grow within ``memory_limit``, or "time_limit" when the clock
-        passes ``deadline`` (a ``perf_counter`` time) or the growth step would end past it (estimated
-        from the last step: the next one is at most twice as large)."""
+        "memory_limit" when the state cannot grow within ``memory_limit``, or "time_limit" when a growth
+        step would end past ``deadline`` (a ``perf_counter`` time; a step is estimated at twice the last)."""
         kernel = self.solver.kernel(core.LEVELS[level])
         self._recorded = self._recorded or level != "none"
         parts = []
@@ -200,8 +199,8 @@ class Search:
             if deadline is not None and time.perf_counter() + 2 * self._grow_seconds > deadline:
                 status = "time_limit"
                 break
-            if memory_limit is not None:
-                self.solver.memory_limit = memory_limit - self._memory() + self.solver.nbytes()
+            self.solver.memory_limit = (None if memory_limit is None
+                                        else memory_limit - self._memory() + self.solver.nbytes())
             t0 = time.perf_counter()
             with memory.deferred_interrupt():
                 grown = self.solver.grow()

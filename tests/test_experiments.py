@@ -326,7 +326,7 @@ def test_dask_cluster_whose_workers_have_neither_the_data_nor_the_markers_folder
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         with Client(scheduler_file=str(info), timeout=120) as client:
             client.wait_for_workers(1, timeout=120)
-            assert client.run(lambda: os.environ.get("ODTLAB_DATA"))  == {w: None for w in client.scheduler_info()["workers"]}
+            assert set(client.run(lambda: os.environ.get("ODTLAB_DATA")).values()) == {None}
             runs = grid("cart", ["dl/anneal", "branches/monk1-o"], {"depth": [2]})
             runs.append(Run("test_experiments:sleeper", "dl/anneal", time_limit=0.2))
             df = run_grid(runs, store=tmp_path / "s", backend="dask", scheduler=client, progress=False)

@@ -26,7 +26,8 @@ Backends:
 Either way the driver writes every result to the store the moment it arrives, so no finished run is
 lost when a worker (or the driver) dies, and a rerun skips every stored run (same keys on both
 backends) except the ``crashed`` ones, which are tried again unless ``retry_crashed=False``. Attempt
-counts start afresh with each call. Progress is shown with ``tqdm.auto`` (a widget in notebooks, text in a terminal).
+counts start afresh with each call. Progress is shown with ``tqdm.auto`` (a widget in notebooks, text
+in a terminal).
 """
 from __future__ import annotations
 
