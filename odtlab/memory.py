@@ -79,13 +79,6 @@ def check_memory_limit(value, name="memory_limit"):
     return int(value)
 
 
-def rss_bytes():
-    """The resident set size of this process, in bytes."""
-    import psutil
-
-    return psutil.Process().memory_info().rss
-
-
 def capacity(current, need, grown, nbytes_at, others, limit):
     """The new row capacity of an array group that holds ``current`` rows and must hold ``need``.
 
@@ -108,6 +101,8 @@ def zeros(shape, dtype):
     untouched pages take no memory, and :func:`grow_rows` grows them in place."""
     dtype = np.dtype(dtype)
     shape = tuple(int(d) for d in np.atleast_1d(shape))
+    if not hasattr(mmap, "MAP_ANONYMOUS"):  # Windows: plain arrays, grown by copying
+        return np.zeros(shape, dtype)
     count = int(np.prod(shape, dtype=np.int64))
     block = mmap.mmap(-1, max(count * dtype.itemsize, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     return np.frombuffer(block, dtype=dtype, count=count).reshape(shape)
