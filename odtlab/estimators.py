@@ -38,7 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from odtlab import encoders, sklearn_tree
+from odtlab import encoders, memory, sklearn_tree
 from odtlab.search import Search
 
 
@@ -119,6 +119,14 @@ class TreeEstimator(BaseEstimator):
     _input = "numeric"
     _task = "classification"
     _parameter_constraints = COMMON_CONSTRAINTS
+
+    def __init_subclass__(cls, **kwargs):
+        """Every estimator takes ``memory_limit`` (see :mod:`odtlab.memory`): appended to the ``__init__`` a
+        subclass defines, as a keyword-only parameter with default "auto"."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "memory_limit" not in inspect.signature(init).parameters:
+            cls.__init__ = _with_memory_limit(init)
 
     # -- hooks for subclasses ----------------------------------------------------------------------
     def _check_params(self):
@@ -221,9 +229,11 @@ class TreeEstimator(BaseEstimator):
         ``progress=True`` shows a tqdm bar (iterations and bounds) once the search has run for a second.
         """
         self._check_params()
+        memory.check_memory_limit(self.memory_limit)
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         self.search_ = self._new_search(X, y, sample_weight, getattr(self, "record", "summary"))
-        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None), progress=progress)
+        self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None), memory_limit=self.memory_limit,
+                                        progress=progress)
         self.tree_ = self._fitted_tree()
         self._node_stats = sklearn_tree.node_stats(self.tree_, X, y, sample_weight, self._criterion())
         return self
@@ -334,6 +344,20 @@ def _check_numbers(X):
         sample = [v for v in np.asarray(X).ravel()[:1000] if not isinstance(v, (int, float, np.number))][:3]
         raise TypeError(f"X must hold numbers ({exc}); it holds {dtype} values such as {sample}: pass a DataFrame "
                         "with categorical columns or encode the text with odtlab.encoders.ordinal_encode") from None
+
+
+def _with_memory_limit(init):
+    """``init`` with a keyword-only ``memory_limit="auto"`` stored on the estimator (scikit-learn's rule)."""
+    signature = inspect.signature(init)
+    extra = inspect.Parameter("memory_limit", inspect.Parameter.KEYWORD_ONLY, default="auto")
+
+    def __init__(self, *args, memory_limit="auto", **kwargs):
+        init(self, *args, **kwargs)
+        self.memory_limit = memory_limit
+
+    __init__.__signature__ = signature.replace(parameters=[*signature.parameters.values(), extra])
+    __init__.__doc__ = init.__doc__
+    return __init__
 
 
 def _plain_input(X, y, classification):

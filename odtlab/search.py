@@ -11,11 +11,13 @@ Why a driver around kernels rather than numba generators: a jitted generator can
 outside, costs as much per event as pure Python, and has no ``send`` (numba's generator support).
 """
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from odtlab import events as ev
+from odtlab import memory
 from odtlab.core import events as core
 
 STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
@@ -48,7 +50,10 @@ class Solver:
 
     def grow(self):
         """Enlarge the array the kernel reported as full (after ``STATUS_GROW``). ``memory_limit`` holds
-        the limit of the current :meth:`Search.run` (bytes, or None); a solver may grow by less to fit it."""
+        what the state may take in the current :meth:`Search.run` (bytes, or None): a solver grows by less
+        to fit it (:func:`odtlab.memory.capacity`), in place (:func:`odtlab.memory.grow_rows`), and returns
+        False, changing nothing, when even what the kernel needs does not fit. The driver defers Ctrl-C
+        while it runs, so a growth step is never left half done."""
         raise NotImplementedError
 
     memory_limit = None
@@ -173,6 +178,10 @@ class Search:
         self._history = []
         self._seconds = 0.0
         self._peak_bytes = 0
+        self._events_bytes = 0
+        self._recorded = False  # whether a kernel call wrote events into the buffer
+        self._grow_seconds = 0.0
+        self.events_dropped = 0  # events not kept: the log reached a quarter of the memory limit
         self._status = "running"
         self._chunk_iterations = max(int(getattr(solver, "first_chunk", 16)), 1)
         self._note_bounds()
@@ -183,24 +192,54 @@ class Search:
         it = self.solver.iterations
         if not self._history or self._history[-1][1:] != (lower, upper) or self._history[-1][0] != it:
             self._history.append((it, lower, upper, self._seconds))
-        self._peak_bytes = max(self._peak_bytes, self.solver.nbytes() + self._buffer.nbytes)
+        self._peak_bytes = max(self._peak_bytes, self._memory())
 
-    def _call(self, level, max_iterations, memory_limit):
-        """One kernel call, growing arrays as asked: ``(records, status)``; status None = memory limit."""
+    def _call(self, level, max_iterations, memory_limit, deadline=None):
+        """One kernel call, growing arrays as asked: ``(records, status)``; status is the kernel's, or
+        "memory_limit" when the state cannot grow within ``memory_limit``, or "time_limit" when a growth
+        step would end past ``deadline`` (a ``perf_counter`` time; a step is estimated at twice the last)."""
         kernel = self.solver.kernel(core.LEVELS[level])
+        self._recorded = self._recorded or level != "none"
         parts = []
         while True:
             n, status = self.solver.advance(kernel, self._buffer, max_iterations)
             parts.append(self._buffer[:n].copy())
             if status != core.STATUS_GROW:
                 break
-            self.solver.memory_limit = memory_limit
-            self.solver.grow()
-            if memory_limit is not None and self.solver.nbytes() > memory_limit:
-                status = None
+            if deadline is not None and time.perf_counter() + 2 * self._grow_seconds > deadline:
+                status = "time_limit"
+                break
+            self.solver.memory_limit = (None if memory_limit is None
+                                        else memory_limit - self._memory() + self.solver.nbytes())
+            t0 = time.perf_counter()
+            with memory.deferred_interrupt():
+                grown = self.solver.grow()
+            self._grow_seconds = time.perf_counter() - t0
+            if grown is False or (memory_limit is not None and self._memory() > memory_limit):
+                status = "memory_limit"
                 break
         records = parts[0] if len(parts) == 1 else np.concatenate(parts)
         return records, status
+
+    def _memory(self):
+        """Bytes the search holds: the solver's state, the events kept and the event buffer once a call
+        recorded into it (at level none the kernel never writes it, so its zero pages take no memory)."""
+        return self.solver.nbytes() + self._events_bytes + (self._buffer.nbytes if self._recorded else 0)
+
+    def _keep(self, records, memory_limit):
+        """Keep a call's events, unless they would take more than a quarter of ``memory_limit``: then the
+        log stops (with one warning) and the memory goes to the search."""
+        if not (records.size and self.keep_events):
+            return
+        if memory_limit is not None and 4 * (self._events_bytes + records.nbytes) > memory_limit:
+            if not self.events_dropped:
+                warnings.warn(f"{self.solver.name}: the event log stops at {self._events_bytes // records.itemsize} "
+                              f"events (a quarter of the memory limit); the search goes on", RuntimeWarning,
+                              stacklevel=3)
+            self.events_dropped += records.size
+            return
+        self._chunks.append(records)
+        self._events_bytes += records.nbytes
 
     def _finish_status(self):
         if self.solver.finished:
@@ -216,18 +255,22 @@ class Search:
     def status(self):
         return self._status
 
-    def run(self, time_limit=None, max_iterations=None, memory_limit=None, progress=False):
+    def run(self, time_limit=None, max_iterations=None, memory_limit="auto", progress=False):
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
-        ``time_limit`` (seconds) and ``max_iterations`` count from this call; ``memory_limit`` (bytes)
-        caps the search state. Ctrl-C stops between kernel calls. Nothing is lost on a stop: the
-        result holds the incumbent tree and certified bounds, and ``run()`` again resumes.
+        ``time_limit`` (seconds) and ``max_iterations`` count from this call. ``memory_limit`` caps what the
+        search holds, its state and the events it keeps (bytes, a size such as ``"4GiB"``, None for no limit,
+        or "auto": :func:`odtlab.memory.default_memory_limit`, half the available memory); see
+        :mod:`odtlab.memory` for what it promises. Ctrl-C stops between kernel calls and is held during a
+        growth step. Nothing is lost on a stop: the result holds the incumbent tree and certified bounds,
+        and ``run()`` again resumes.
         """
-        for name, value in (("time_limit", time_limit), ("max_iterations", max_iterations),
-                            ("memory_limit", memory_limit)):
+        for name, value in (("time_limit", time_limit), ("max_iterations", max_iterations)):
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
+        memory_limit = memory.check_memory_limit(memory_limit)
         start = time.perf_counter()
+        deadline = None if time_limit is None else start + time_limit
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
         bar = _progress_bar(progress, self.solver)
         self._status = "running"
@@ -248,13 +291,14 @@ class Search:
                 if target is not None:
                     budget = min(budget, target - self.solver.iterations)
                 t0 = time.perf_counter()
-                records, status = self._call(self.record, budget, memory_limit)
+                records, status = self._call(self.record, budget, memory_limit, deadline)
                 dt = time.perf_counter() - t0
                 self._seconds += dt
-                if records.size and self.keep_events and self.record != "none":
-                    self._chunks.append(records)
+                self._keep(records, memory_limit)
                 self._note_bounds()
-                if status is None or (memory_limit is not None and self.solver.nbytes() > memory_limit):
+                if status in ("memory_limit", "time_limit"):
+                    self._status = status
+                elif memory_limit is not None and self._memory() > memory_limit:
                     self._status = "memory_limit"
                 elif dt < 0.02:  # keep calls near 20-100 ms so limits and Ctrl-C act within ~0.1 s
                     self._chunk_iterations = min(self._chunk_iterations * 2, 1 << 30)
@@ -286,8 +330,7 @@ class Search:
             records, status = self._call(record, 1, None)
             self._seconds += time.perf_counter() - t0
             done_iterations += max(self.solver.iterations - before, 1)
-            if records.size and self.keep_events:
-                self._chunks.append(records)
+            self._keep(records, None)
             self._note_bounds()
             for rec in records.tolist():
                 yield ev.decode(rec)

@@ -36,6 +36,21 @@ def kill_once(marker, **params):
     return DecisionTreeClassifier(**params)
 
 
+def kill_always(calls, **params):
+    """A factory whose every call notes itself in ``calls`` and kills its own process (SIGKILL)."""
+    with open(calls, "a") as fh:
+        fh.write("x")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def slow_cart(seconds, **params):
+    """scikit-learn's CART after ``seconds`` of sleep: in progress when a neighbour kills its worker."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    time.sleep(seconds)
+    return DecisionTreeClassifier(**params)
+
+
 class _Sleeper:
     def fit(self, X, y):
         time.sleep(120)  # ignores every limit: only the watchdog can stop it
@@ -245,6 +260,31 @@ def test_watchdog_writes_its_marker_before_ending_the_worker(tmp_path, monkeypat
     assert killed["status"] == "memory_limit" and "killed by the watchdog" in killed["message"]
 
 
+def test_only_the_run_whose_own_process_dies_is_crashed_and_it_is_retried_next_time(tmp_path):
+    calls = tmp_path / "calls"
+    killer = Run("test_experiments:kill_always", "sklearn/iris", {"calls": str(calls)})
+    healthy = Run("test_experiments:slow_cart", "sklearn/iris", {"seconds": 1.0, "max_depth": 2})
+    store = Store(tmp_path / "s")
+    (store.markers / "attempts.log").write_text((healthy.key + "\n") * 5)  # counts of an earlier run of the grid
+    df = run_grid([killer, healthy], store=store, n_jobs=2, progress=False)
+    assert list(df["status"]) == ["crashed", "done"]      # the neighbour of a dying worker is not crashed
+    assert "worker process died" in df.loc[0, "message"]
+    before = len(calls.read_text())
+    assert run_grid([killer, healthy], store=store, n_jobs=2, progress=False)["status"].tolist() == ["crashed", "done"]
+    assert len(calls.read_text()) > before              # crashed is tried again on the next run of the grid
+    before = len(calls.read_text())
+    run_grid([killer, healthy], store=store, n_jobs=2, progress=False, retry_crashed=False)
+    assert len(calls.read_text()) == before             # unless the user says otherwise
+
+
+def test_the_hard_time_limit_holds_for_a_single_run_with_one_job(tmp_path):
+    t0 = time.perf_counter()
+    df = run_grid([Run("test_experiments:sleeper", "sklearn/iris", time_limit=0.2)], store=tmp_path, n_jobs=1,
+                  progress=False)
+    assert time.perf_counter() - t0 < 60                        # not the sleeper's 120 s
+    assert df.loc[0, "status"] == "time_limit" and "killed by the watchdog" in df.loc[0, "message"]
+
+
 def test_dask_local_cluster_survives_a_killed_worker_and_local_resumes_its_store(tmp_path, monkeypatch):
     marker = tmp_path / "killed-once"
     runs = grid("cart", ["sklearn/iris", "sklearn/wine"], {"depth": [2, 3]}, "cv3")
@@ -257,6 +297,47 @@ def test_dask_local_cluster_survives_a_killed_worker_and_local_resumes_its_store
     monkeypatch.setattr(runner, "_run_local", lambda *a: calls.append(a))
     again = run_grid(runs, store=tmp_path, backend="local", n_jobs=2, progress=False)
     assert calls == [] and list(again["key"]) == [r.key for r in runs]
+
+
+def test_dask_cluster_whose_workers_have_neither_the_data_nor_the_markers_folder(tmp_path):
+    """A loopback scheduler and worker started in a folder of their own, without ODTLAB_DATA: the driver
+    sends the arrays, and the watchdog's marker reaches the driver through the scheduler."""
+    import subprocess
+    import sys
+
+    from distributed import Client
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = {k: v for k, v in os.environ.items() if k != "ODTLAB_DATA"}
+    env.update(ODTLAB_CACHE=str(tmp_path / "empty-cache"), ODTLAB_OFFLINE="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [env.get("PYTHONPATH"), here])))
+    (tmp_path / "w").mkdir()
+    info = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", "0", "--no-dashboard", "--scheduler-file", str(info)], cwd=tmp_path / "w",
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        deadline = time.time() + 120
+        while not info.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                                       str(info), "--nthreads", "1", "--no-dashboard", "--local-directory",
+                                       str(tmp_path / "w")], cwd=tmp_path / "w", env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        with Client(scheduler_file=str(info), timeout=120) as client:
+            client.wait_for_workers(1, timeout=120)
+            assert set(client.run(lambda: os.environ.get("ODTLAB_DATA")).values()) == {None}
+            runs = grid("cart", ["dl/anneal", "branches/monk1-o"], {"depth": [2]})
+            runs.append(Run("test_experiments:sleeper", "dl/anneal", time_limit=0.2))
+            df = run_grid(runs, store=tmp_path / "s", backend="dask", scheduler=client, progress=False)
+            assert client.status == "running"                           # the user's client stays open
+        assert list(df["status"]) == ["done", "done", "time_limit"], df["message"].tolist()
+        assert "killed by the watchdog" in df.loc[2, "message"] and (df["pid"] != os.getpid()).all()
+        assert not list((tmp_path / "s" / "markers").glob("killed-*"))  # no marker file on the driver's disk
+    finally:
+        for proc in procs[::-1]:
+            proc.terminate()
+            proc.wait(30)
 
 
 def test_scheduler_needs_the_dask_backend():

@@ -168,11 +168,11 @@ def _limit_searches(estimator, deadline, memory_cap):
         search = make_search(*args, **kwargs)
         run = search.run
 
-        def limited_run(time_limit=None, max_iterations=None, memory_limit=None, progress=False):
+        def limited_run(time_limit=None, max_iterations=None, memory_limit="auto", progress=False):
             if deadline is not None:
                 left = max(deadline - time.perf_counter(), 1e-9)
                 time_limit = left if time_limit is None else min(time_limit, left)
-            if memory_limit is None:
+            if memory_cap is not None:
                 memory_limit = memory_cap
             return run(time_limit=time_limit, max_iterations=max_iterations, memory_limit=memory_limit,
                        progress=progress)
@@ -215,6 +215,9 @@ def current_rss():
 # markers shared by workers (killed runs, attempts)
 # --------------------------------------------------------------------------------------------------
 
+DASK_MARKERS = "dask-scheduler"  # markers kept as the dask scheduler's metadata: no shared file system needed
+
+
 def _killed_path(markers, key):
     return Path(markers) / f"killed-{key}.json"
 
@@ -223,14 +226,21 @@ def read_killed(markers, key):
     """The marker a watchdog wrote before ending a worker on this run, or None."""
     if markers is None:
         return None
+    if markers == DASK_MARKERS:
+        from distributed import get_client
+
+        return get_client().get_metadata(["odtlab-killed", key], default=None)
     try:
         return json.loads(_killed_path(markers, key).read_text())
     except (OSError, ValueError):
         return None
 
 
-def _write_killed(markers, key, status, message):
+def _write_killed(markers, key, status, message, client=None):
     if markers is None:
+        return
+    if markers == DASK_MARKERS:
+        client.set_metadata(["odtlab-killed", key], {"status": status, "message": message})
         return
     path = _killed_path(markers, key)
     tmp = path.with_suffix(".tmp")
@@ -243,7 +253,7 @@ def _write_killed(markers, key, status, message):
 
 def note_attempt(markers, key):
     """Append the run's key to ``attempts.log`` (how the local backend finds runs that crash workers)."""
-    if markers is None:
+    if markers is None or markers == DASK_MARKERS:
         return
     try:
         with open(Path(markers) / "attempts.log", "a") as fh:
@@ -271,6 +281,12 @@ class _Watchdog(threading.Thread):
         super().__init__(daemon=True, name=f"odtlab-watchdog-{run.key}")
         self.run_ = run
         self.markers = markers
+        if markers == DASK_MARKERS:  # the task's client, taken in its thread (the watchdog has none)
+            from distributed import get_client
+
+            self.client = get_client()
+        else:
+            self.client = None
         self.stop = threading.Event()
         self.start_time = time.perf_counter()
         t, m = run.time_limit, run.memory_limit
@@ -290,7 +306,7 @@ class _Watchdog(threading.Thread):
                                            f"(memory limit {self.run_.memory_limit} bytes not honoured)")
 
     def _kill(self, status, message):
-        _write_killed(self.markers, self.run_.key, status, message)
+        _write_killed(self.markers, self.run_.key, status, message, self.client)
         os._exit(KILLED_EXIT_CODE)
 
 
@@ -377,11 +393,13 @@ def _clean_stats(stats):
     return json.dumps(out, default=str, separators=(",", ":"))
 
 
-def execute(run, markers=None, driver_pid=None):
+def execute(run, markers=None, driver_pid=None, data=None):
     """Run ``run`` and return its result row (a dict with :data:`COLUMNS`).
 
-    ``markers`` is a folder shared with the driver (killed-run markers, attempts log); the hard-limit
-    watchdog runs only in a worker process, i.e. when ``os.getpid() != driver_pid``.
+    ``markers`` is a folder shared with the driver (killed-run markers, attempts log), or
+    :data:`DASK_MARKERS` (the dask scheduler keeps them); the hard-limit watchdog runs only in a worker
+    process, i.e. when ``os.getpid() != driver_pid``. ``data``: the run's data set, loaded by the driver
+    (workers on other machines need no data files); None loads it here.
     """
     row = base_row(run)
     killed = read_killed(markers, run.key)
@@ -394,7 +412,7 @@ def execute(run, markers=None, driver_pid=None):
     from odtlab import datasets
 
     try:
-        data = load_dataset(run.dataset)
+        data = load_dataset(run.dataset) if data is None else data
     except datasets.MissingDataError as exc:
         return finish_row(row, "missing_data", f"data set not available: {exc}")
     except Exception as exc:  # noqa: BLE001 - an unknown name or a bad modifier is this run's error

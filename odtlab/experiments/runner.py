@@ -10,18 +10,24 @@
 
 Backends:
 
-* ``"local"``: worker processes through joblib (loky); ``n_jobs=1`` runs in this process. A worker
-  that dies (a watchdog kill, a crash) breaks joblib's pool; the grid then goes on with the runs that
-  have no result yet, and a run that was in progress in three broken pools is recorded ``crashed``.
+* ``"local"``: worker processes through joblib (loky); ``n_jobs=1`` runs in this process unless a run
+  has a limit (the hard limit needs a process to end). A worker that dies (a watchdog kill, a crash)
+  breaks joblib's pool; the runs that were in progress then are run again one at a time, and only one
+  whose worker dies while it runs alone is recorded ``crashed``; the others go on. The workers end
+  when the grid does.
 * ``"dask"``: dask.distributed. Without ``scheduler`` a LocalCluster of ``n_jobs`` worker processes
-  (one thread each, on 127.0.0.1) is started and closed; with ``scheduler="tcp://host:port"`` the runs
-  go to that cluster (its workers must have odtlab installed and see the same data path). When a
+  (one thread each, on 127.0.0.1) is started and closed; with ``scheduler="tcp://host:port"`` or a
+  ``distributed.Client`` the runs go to that cluster (its workers need odtlab installed, but neither
+  the data files, which the driver loads and sends, nor a file system shared with the driver: the
+  watchdog's markers are kept by the scheduler). When a
   worker dies, dask hands its runs to another worker; a run that kills workers repeatedly becomes
   ``crashed``.
 
 Either way the driver writes every result to the store the moment it arrives, so no finished run is
 lost when a worker (or the driver) dies, and a rerun skips every stored run (same keys on both
-backends). Progress is shown with ``tqdm.auto`` (a widget in notebooks, text in a terminal).
+backends) except the ``crashed`` ones, which are tried again unless ``retry_crashed=False``. Attempt
+counts start afresh with each call. Progress is shown with ``tqdm.auto`` (a widget in notebooks, text
+in a terminal).
 """
 from __future__ import annotations
 
@@ -30,14 +36,13 @@ import os
 import tempfile
 from collections import Counter
 
-from odtlab.experiments.execute import NOT_STORED, base_row, finish_row, execute, precheck
+from odtlab.experiments.execute import NOT_STORED, base_row, execute, finish_row, precheck, read_killed
 from odtlab.experiments.store import Store, tidy
 
 BACKENDS = ("local", "dask")
-MAX_ATTEMPTS = 3
 
 
-def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, progress=True):
+def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, progress=True, retry_crashed=True):
     """Run every run that the store does not hold yet; return all runs' rows (stored and new).
 
     ``store`` is a folder (or a :class:`Store`); without one, results are kept in memory only.
@@ -48,7 +53,7 @@ def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, pro
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if scheduler is not None and backend != "dask":
-        raise ValueError("a scheduler address needs backend='dask'")
+        raise ValueError("a scheduler (address or distributed.Client) needs backend='dask'")
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be >= 1, got {n_jobs}")
@@ -60,7 +65,8 @@ def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, pro
     elif not isinstance(store, Store):
         store = Store(store)
     try:
-        done = store.finished()
+        done = store.finished(retry_crashed=retry_crashed)
+        store.new_attempts()
         extra = {}
         pending = []
         for r in unique:
@@ -94,7 +100,7 @@ def run_grid(runs, store=None, backend="local", n_jobs=None, scheduler=None, pro
                 if backend == "local":
                     _run_local(pending, n_jobs, markers, collect)
                 else:
-                    _run_dask(pending, n_jobs, scheduler, markers, collect)
+                    _run_dask(pending, n_jobs, scheduler, collect)
         finally:
             if bar is not None:
                 bar.close()
@@ -116,39 +122,67 @@ def _crashed(run, message):
 
 
 def _run_local(pending, n_jobs, markers, collect):
-    if n_jobs == 1:
+    """Run ``pending`` in worker processes (joblib's loky), or in this process when ``n_jobs == 1`` and no
+    run has a limit (a hard limit needs a process the watchdog can end). When a worker dies the pool
+    breaks: the runs that were in progress then (started, no row) are run again one at a time, and one
+    whose worker dies while it runs alone is ``crashed``; the runs that had not started go on as before.
+    The workers end with the grid."""
+    if n_jobs == 1 and not any(r.time_limit or r.memory_limit for r in pending):
         for run in pending:
             collect(execute(run, markers))
         return
     from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     from odtlab.experiments.execute import attempts
 
     left = {r.key: r for r in pending}
+    suspects = []
     driver = os.getpid()
-    while left:
-        try:
-            jobs = Parallel(n_jobs=min(n_jobs, len(left)), return_as="generator_unordered", batch_size=1)
-            for row in jobs([delayed(execute)(r, markers, driver) for r in left.values()]):
-                left.pop(row["key"], None)
-                collect(row)
-        except TerminatedWorkerError as exc:
-            tries = attempts(markers)
-            for key in [k for k in left if tries.get(k, 0) >= MAX_ATTEMPTS]:
-                collect(_crashed(left.pop(key), f"worker process died {tries[key]} times during this run "
-                                                f"({' '.join(str(exc).split())[:200]})"))
+    try:
+        while left:
+            if suspects or n_jobs == 1:
+                batch = [left[suspects.pop()] if suspects else next(iter(left.values()))]
+            else:
+                batch = list(left.values())
+            try:  # n_jobs >= 2 even for one run: joblib runs n_jobs=1 in this process
+                jobs = Parallel(n_jobs=max(2, min(n_jobs, len(batch))), return_as="generator_unordered",
+                                batch_size=1)
+                for row in jobs([delayed(execute)(r, markers, driver) for r in batch]):
+                    left.pop(row["key"], None)
+                    collect(row)
+            except TerminatedWorkerError as exc:
+                reason = " ".join(str(exc).split())[:200]
+                if len(batch) == 1:  # it ran alone: its own process died (or the watchdog ended it)
+                    run = left.pop(batch[0].key)
+                    killed = read_killed(markers, run.key) is not None  # then execute reads the marker
+                    collect(execute(run, markers) if killed else _crashed(run, f"its worker process died ({reason})"))
+                else:
+                    started = attempts(markers)
+                    suspects = [k for k in left if k in started]
+    finally:
+        get_reusable_executor().shutdown(wait=True)
 
 
-def _run_dask(pending, n_jobs, scheduler, markers, collect):
+def _run_dask(pending, n_jobs, scheduler, collect):
+    """Run ``pending`` on a dask cluster: a LocalCluster of ``n_jobs`` processes, a scheduler address, or a
+    ``distributed.Client`` (left open). The driver loads each data set (cached) and sends its arrays with the
+    runs, and the watchdog's markers live in the scheduler, so the workers need neither the data files nor a
+    file system shared with the driver."""
     try:
         from distributed import Client, LocalCluster, as_completed
         from distributed.scheduler import KilledWorker
     except ImportError as exc:
         raise ValueError("the dask backend needs dask.distributed: pip install 'dask[distributed]'") from exc
 
+    from odtlab.experiments.execute import DASK_MARKERS
+    from odtlab.experiments.runs import load_dataset
+
     cluster = None
-    if scheduler is None:
+    if isinstance(scheduler, Client):
+        client = scheduler
+    elif scheduler is None:
         cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
                                dashboard_address=None, silence_logs=logging.CRITICAL)
         client = Client(cluster)
@@ -159,7 +193,12 @@ def _run_dask(pending, n_jobs, scheduler, markers, collect):
         by_key = {}
         futures = []
         for run in pending:
-            future = client.submit(execute, run, markers, driver, key=f"odtlab-run-{run.key}", pure=False)
+            try:  # the arrays go with the task (a scattered copy would die with its worker)
+                data = load_dataset(run.dataset)
+            except Exception:  # noqa: BLE001 - a bad name or modifier: the worker reports it as the run's error
+                data = None
+            future = client.submit(execute, run, DASK_MARKERS, driver, data, key=f"odtlab-run-{run.key}",
+                                   pure=False)
             by_key[future.key] = run
             futures.append(future)
         for future in as_completed(futures):
@@ -173,6 +212,7 @@ def _run_dask(pending, n_jobs, scheduler, markers, collect):
             collect(row)
             future.release()
     finally:
-        client.close()
+        if client is not scheduler:
+            client.close()
         if cluster is not None:
             cluster.close()

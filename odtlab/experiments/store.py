@@ -142,10 +142,15 @@ class Store:
         df = df[df["key"].notna() & df["finished_at"].notna()]  # a line cut short by a crash is no run
         return df.drop_duplicates("key", keep="last").reset_index(drop=True)
 
-    def finished(self):
-        """Keys of runs that need no rerun."""
+    def finished(self, retry_crashed=False):
+        """Keys of runs that need no rerun (``crashed`` ones too unless ``retry_crashed``)."""
         df = self.load()
-        return set(df.loc[df["status"].isin(FINAL_STATUSES), "key"])
+        final = [s for s in FINAL_STATUSES if not (retry_crashed and s == "crashed")]
+        return set(df.loc[df["status"].isin(final), "key"])
+
+    def new_attempts(self):
+        """Forget the attempts of earlier runs of a grid (each run of a grid counts its own)."""
+        (self.markers / "attempts.log").unlink(missing_ok=True)
 
     def compact(self):
         """Rewrite the store as one file with one row per key (Parquet parts are merged)."""

@@ -66,15 +66,16 @@ def make_estimator(name, **options):
     return spec.estimator(**params)
 
 
-def solve(name, dataset, **options):
-    """Fit algorithm ``name`` on a named data set and return the summary the CLI prints as JSON."""
+def solve(name, dataset, memory_limit="auto", **options):
+    """Fit algorithm ``name`` on a named data set and return the summary the CLI prints as JSON
+    (``memory_limit``: see :mod:`odtlab.memory`)."""
     from odtlab import datasets
 
     import pandas as pd
 
     data = datasets.load(dataset) if isinstance(dataset, str) else dataset
     X = pd.DataFrame(data.X, columns=data.feature_names)  # the tree then prints the data set's names
-    est = make_estimator(name, **options)
+    est = make_estimator(name, **options).set_params(memory_limit=memory_limit)
     est.fit(X, data.y)
     out = {"algorithm": name, "dataset": data.name}
     out.update(est.summary(X, data.y))
@@ -91,6 +92,9 @@ def add_solve_command(subparsers):
     p.add_argument("--nodes", type=int, help="maximum number of split nodes (MurTree)")
     p.add_argument("--alpha", type=float, help="penalty per split (MurTree, DPDT)")
     p.add_argument("--time-limit", type=float, dest="time_limit", help="seconds")
+    p.add_argument("--memory-limit", dest="memory_limit", default="auto", metavar="SIZE",
+                   help="cap on the search's memory, e.g. 4GiB or 500MB; 'none' for no cap (default: auto, "
+                        "half the available memory)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_run_solve)
     return p
@@ -100,7 +104,7 @@ def _run_solve(args):
     import json
 
     options = {k: getattr(args, k) for k in ("lam", "depth", "nodes", "alpha", "time_limit")}
-    out = solve(args.algorithm, args.dataset, **options)
+    out = solve(args.algorithm, args.dataset, memory_limit=args.memory_limit, **options)
     if args.json:
         print(json.dumps(out, default=float))
     else:

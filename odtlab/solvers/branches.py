@@ -27,13 +27,12 @@ completes; a search stopped by a limit ends without it and its final state is ``
 :meth:`BranchesSolver.describe` captions them with printable branch keys such as ``x3=1 ∧ x5=0``.
 """
 from fractions import Fraction
-import math
 import numbers
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import encoders
+from odtlab import encoders, memory
 from odtlab.core import branches as kernels
 from odtlab.core import events as core
 from odtlab.core._jit import as_ratio
@@ -256,13 +255,13 @@ class BranchesSolver(Solver):
         self.CN = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
         cap = max(int(capacity), 2)
         dtype = kernels.state_dtype(n, den, q, cmax)  # int32 where every field fits: half the bytes
-        self.ND = _aligned_zeros((cap, kernels.ND_COLS), dtype)
-        self.NC = np.zeros((cap, kernels.NC_COLS), dtype=np.int32)
-        self.KEYS = np.zeros((cap, W), dtype=np.int64)
+        self.ND = memory.zeros((cap, kernels.ND_COLS), dtype)
+        self.NC = memory.zeros((cap, kernels.NC_COLS), np.int32)
+        self.KEYS = memory.zeros((cap, W), np.int64)
         self.TABLE = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
         self.OCC = np.zeros(self.TABLE.shape[0], dtype=np.uint8)
         # an expanded branch holds one record per unused feature: about q / 2 on average
-        self.RC = _aligned_zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype)
+        self.RC = memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype)
         self.FREE = np.full(q + 1, -1, dtype=np.int64)  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.y32, self.PA, self.WORD, self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC)
         self._best = None  # (value in units, tree structure) of the best incumbent seen
@@ -281,56 +280,61 @@ class BranchesSolver(Solver):
         return int(k), int(status)
 
     def grow(self):
-        """Enlarge what the kernel asked for (x4 below 2**20 rows, then x2); a larger memo table is rebuilt.
+        """Enlarge what the kernel asked for (x16, x4, then x2 steps), in place (:func:`odtlab.memory.grow_rows`);
+        a larger memo table is freed, then rebuilt.
 
-        Under a memory limit (``memory_limit``, bytes, set by :class:`~odtlab.search.Search`) an array
-        grows by less when doubling would pass the limit: by what fits, and by at least an eighth, so the
-        search uses the memory it is given instead of stopping at half of it."""
+        Under a memory limit (``memory_limit``, bytes, set by :class:`~odtlab.search.Search`) an array grows by
+        less when the full step would pass the limit, by what fits (so the search uses the memory it is
+        given); when not even what the kernel needs fits, nothing changes and ``grow`` returns False."""
         what = int(self.CN[kernels.C_GROW])
+        nodes = recs = None
+        others = self.nbytes()
         if what & kernels.GROW_NODES:
+            current = self.ND.shape[0]
             need = int(self.CN[kernels.C_NEED_NODES])
-            W = self.KEYS.shape[1]
-
-            def node_bytes(c):
-                size = _pow2(2 * c)
-                return c * (self.ND.itemsize * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * W) + 17 * size
-
-            cap = self._capacity(self.ND.shape[0], need, node_bytes)
+            others -= self._node_bytes(current)
+            nodes = memory.capacity(current, need, _grown(current, need), self._node_bytes, others,
+                                    self.memory_limit)
+            if nodes is None:
+                return False
             if self.ND.dtype == np.int32:
-                cap = min(cap, kernels.NARROW_NODES)
-                if cap < need:
+                nodes = min(nodes, kernels.NARROW_NODES)
+                if nodes < need:
                     raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_NODES} memo branches")
-            self.ND = _resize(self.ND, cap)
-            self.NC = _resize(self.NC, cap)
-            self.KEYS = _resize(self.KEYS, cap)
-            size = _pow2(2 * cap)
+            others += self._node_bytes(nodes)
+        if what & kernels.GROW_RECS:
+            current = self.RC.shape[0]
+            need = int(self.CN[kernels.C_NEED_RECS])
+            row = self.RC.shape[1] * self.RC.itemsize
+            others -= current * row
+            recs = memory.capacity(current, need, _grown(current, need), lambda c: c * row, others,
+                                   self.memory_limit)
+            if recs is None:
+                return False
+            if self.RC.dtype == np.int32:
+                recs = min(recs, kernels.NARROW_RECS)
+                if recs < need:
+                    raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_RECS} split records")
+        if nodes is not None:
+            for name in ("ND", "NC", "KEYS"):
+                memory.grow_rows(self, name, nodes)
+            size = _pow2(2 * nodes)
             if size > self.TABLE.shape[0]:
+                self.TABLE = self.OCC = None  # freed before the larger table is made
                 self.TABLE = np.empty((size, 2), dtype=np.int64)
                 self.OCC = np.zeros(size, dtype=np.uint8)
                 kernels.rehash(self.TABLE, self.OCC, self.KEYS, self.CN[kernels.C_NODES])
-        if what & kernels.GROW_RECS:
-            row = self.RC.shape[1] * self.RC.itemsize
-            need = int(self.CN[kernels.C_NEED_RECS])
-            cap = self._capacity(self.RC.shape[0], need, lambda c: c * row)
-            if self.RC.dtype == np.int32:
-                cap = min(cap, kernels.NARROW_RECS)
-                if cap < need:
-                    raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_RECS} split records")
-            self.RC = _resize(self.RC, cap)
+        if recs is not None:
+            memory.grow_rows(self, "RC", recs)
         self.CN[kernels.C_GROW] = 0
+        return True
 
     memory_limit = None
 
-    def _capacity(self, current, need, nbytes_at):
-        """The new capacity of an array group whose bytes at capacity c are ``nbytes_at(c)``."""
-        cap = _grown(current, need)
-        if self.memory_limit is None:
-            return cap
-        others = self.nbytes() - nbytes_at(current)
-        least = max(need, current + current // 8)
-        while cap > least and others + nbytes_at(cap) > self.memory_limit:
-            cap = max(least, (cap + current) // 2)
-        return cap
+    def _node_bytes(self, c):
+        """Bytes of the memo arrays (ND, NC, KEYS, TABLE, OCC) at a capacity of c branches."""
+        row = self.ND.itemsize * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * self.KEYS.shape[1]
+        return c * row + 17 * _pow2(2 * c)
 
     @property
     def iterations(self):
@@ -514,21 +518,6 @@ def _grown(cap, need):
     while cap < need:
         cap *= 16 if cap < 1 << 14 else 4 if cap < 1 << 20 else 2
     return cap
-
-
-def _aligned_zeros(shape, dtype, align=64):
-    """Zeros whose rows start on ``align``-byte boundaries (a branch's hot fields share one cache line)."""
-    dtype = np.dtype(dtype)
-    nbytes = math.prod(shape) * dtype.itemsize
-    buf = np.zeros(nbytes + align, dtype=np.uint8)
-    offset = (-buf.__array_interface__["data"][0]) % align
-    return buf[offset:offset + nbytes].view(dtype).reshape(shape)
-
-
-def _resize(a, cap):
-    out = _aligned_zeros((cap,) + a.shape[1:], a.dtype)
-    out[:a.shape[0]] = a
-    return out
 
 
 #: Branches' parameters, checked once by :meth:`TreeEstimator._check_params` (``lam`` may also be a decimal string

@@ -42,15 +42,18 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from odtlab import memory
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
 from odtlab.events import register_kind
-from odtlab.search import Solver
+from odtlab.core import trees as tree_kernels
+from odtlab.search import Search, Solver
+from odtlab.solvers.cart import CARTSolver
 from odtlab.solvers import SolverSpec, register
-from odtlab.tree import Tree
+from odtlab.tree import LEAF, Tree
 
 ALGORITHM = "dpdt"
 GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
@@ -146,12 +149,6 @@ def depth_budgets(depth, budgets, generator, budget):
             out[d] = 2 if b is None else max(2, b if budget == "leaves" else b + 1)
         elif generator == "topb":
             out[d] = 1 if b is None else max(1, b - 1 if budget == "leaves" else b)
-    return out
-
-
-def _resize(a, cap):
-    out = np.zeros((cap,) + a.shape[1:], dtype=a.dtype)
-    out[:a.shape[0]] = a
     return out
 
 
@@ -258,17 +255,19 @@ class DPDTSolver(Solver):
         self.flag = np.zeros(n, dtype=np.uint8)
         self.STACK = np.zeros((depth, kernels.FR_COLS), dtype=np.int64)
         cap = 256
-        self.SI = np.zeros((cap, kernels.SI_COLS), dtype=np.int64)
-        self.SF = np.zeros((cap, kernels.SF_COLS))
-        self.CI = np.zeros((cap, kernels.CI_COLS), dtype=np.int64)
-        self.CF = np.zeros((cap, kernels.CF_COLS))
-        self.PI = np.zeros((cap, 3), dtype=np.int64)
-        self.PF = np.zeros((cap, 2))
-        self.WI = np.zeros((64, 3), dtype=np.int64)
-        self.WF = np.zeros((64, 2))
+        self.SI = memory.zeros((cap, kernels.SI_COLS), np.int64)  # the tables that grow: in place
+        self.SF = memory.zeros((cap, kernels.SF_COLS), np.float64)
+        self.CI = memory.zeros((cap, kernels.CI_COLS), np.int64)
+        self.CF = memory.zeros((cap, kernels.CF_COLS), np.float64)
+        self.PI = memory.zeros((cap, 3), np.int64)
+        self.PF = memory.zeros((cap, 2), np.float64)
+        self.WI = memory.zeros((64, 3), np.int64)
+        self.WF = memory.zeros((64, 2), np.float64)
         self.counters = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
         self.feature_names = None
         self.classes = None
+        self._greedy_tree = None
+        self._ran = False  # whether the kernel was called (a search stopped before its first iteration too)
         self._cache = {}
 
     def _layout(self, hist_columns):
@@ -318,25 +317,37 @@ class DPDTSolver(Solver):
                            self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
                            self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
                            self.PF, self.WI, self.WF, self.counters, events, max_iterations)
+        self._ran = True
         return int(k), int(status)
 
     def grow(self):
-        """Enlarge the tables the kernel asked for (doubling), then clear the request."""
+        """Enlarge the table pairs the kernel asked for (doubling), in place (:func:`odtlab.memory.grow_rows`),
+        then clear the request. Under ``memory_limit`` (set by :class:`~odtlab.search.Search`) a pair grows by
+        what fits; when not even what the kernel needs fits, nothing changes and ``grow`` returns False."""
         c = self.counters
         what = int(c[kernels.C_GROW])
-        if what & kernels.GROW_STATES:
-            cap = _grown(self.SI.shape[0], int(c[kernels.C_NEED_STATES]))
-            self.SI, self.SF = _resize(self.SI, cap), _resize(self.SF, cap)
-        if what & kernels.GROW_CANDS:
-            cap = _grown(self.CI.shape[0], int(c[kernels.C_NEED_CANDS]))
-            self.CI, self.CF = _resize(self.CI, cap), _resize(self.CF, cap)
-        if what & kernels.GROW_PIECES:
-            cap = _grown(self.PI.shape[0], int(c[kernels.C_NEED_PIECES]))
-            self.PI, self.PF = _resize(self.PI, cap), _resize(self.PF, cap)
-        if what & kernels.GROW_WORK:
-            cap = _grown(self.WI.shape[0], int(c[kernels.C_NEED_WORK]))
-            self.WI, self.WF = _resize(self.WI, cap), _resize(self.WF, cap)
+        others = self.nbytes()
+        plan = []
+        for flag, need, pair in ((kernels.GROW_STATES, kernels.C_NEED_STATES, ("SI", "SF")),
+                                 (kernels.GROW_CANDS, kernels.C_NEED_CANDS, ("CI", "CF")),
+                                 (kernels.GROW_PIECES, kernels.C_NEED_PIECES, ("PI", "PF")),
+                                 (kernels.GROW_WORK, kernels.C_NEED_WORK, ("WI", "WF"))):
+            if not what & flag:
+                continue
+            current = getattr(self, pair[0]).shape[0]
+            row = sum(getattr(self, name)[:1].nbytes for name in pair)
+            others -= current * row
+            cap = memory.capacity(current, int(c[need]), _grown(current, int(c[need])), lambda r: r * row,
+                                  others, self.memory_limit)
+            if cap is None:
+                return False
+            others += cap * row
+            plan.append((pair, cap))
+        for pair, cap in plan:
+            for name in pair:
+                memory.grow_rows(self, name, cap)
         c[kernels.C_GROW] = 0
+        return True
 
     @property
     def iterations(self):
@@ -349,15 +360,23 @@ class DPDTSolver(Solver):
     def bounds(self):
         """(lower, upper) on the optimal L_alpha over the trees of depth <= max_depth.
 
-        upper: L_alpha of the current policy's tree (:meth:`incumbent`); before the first iteration that is the
-        single leaf (the root's leaf action, known without search). lower: 0, the trivial bound (losses and
+        upper: L_alpha of :meth:`incumbent`, the current policy's tree (before the first iteration the single
+        leaf, the root's leaf action, known without search), or the greedy tree's when a stopped search's
+        policy is worse. lower: 0, the trivial bound (losses and
         alpha * C(T) are never negative): DPDT certifies no lower bound, since its candidate sets may miss the
         optimal tree; an exhaustive search (``exact``) that has finished certifies its value, lower = upper.
         """
+        upper = self._policy_upper()
+        if not self.finished and self._ran:  # stopped early: the greedy tree may be better
+            upper = min(upper, self._greedy()[0])
+        return (upper if self.exact and self.finished else 0.0), upper
+
+    def _policy_upper(self):
+        """L_alpha of the current policy's tree (of the single leaf before the first iteration)."""
         F = self._root_envelope()[0]
         W = float(self.w.sum())
         if W <= 0:
-            return 0.0, 0.0
+            return 0.0
         if F is None:
             if self.task == "classification":
                 upper = float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
@@ -366,11 +385,45 @@ class DPDTSolver(Solver):
                 upper = float((self.w @ (self.Y - mean) ** 2).mean() / W)
         else:
             upper = float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
-        return (upper if self.exact and self.finished else 0.0), upper
+        return upper
 
     def incumbent(self):
-        """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done."""
-        return self.tree_for_alpha(self.alpha)
+        """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done. A
+        search stopped early returns the greedy tree (:meth:`_greedy`) while the policy's is worse."""
+        tree = self.tree_for_alpha(self.alpha)
+        if not self.finished and self._ran:
+            value, greedy = self._greedy()
+            if value < self._policy_upper():
+                return greedy
+        return tree
+
+    def _greedy(self):
+        """``(L_alpha, tree)`` of CART's tree of depth ``max_depth`` on the same rows, weights and criterion:
+        the incumbent of a search stopped before its policy is as good, so that a time limit never leaves
+        less than the greedy tree (built once, on the first stop)."""
+        if self._greedy_tree is None:
+            cart = CARTSolver(self.X, self.y if self.task == "classification" else self.Y, self.w, task=self.task,
+                              criterion=self.criterion, max_depth=self.max_depth,
+                              n_classes=self.K if self.task == "classification" else None)
+            Search(cart, record="none").run(memory_limit=None)
+            tree = cart.incumbent()
+            tree.feature_names = self.feature_names
+            if self.task == "classification":
+                tree.classes = self.classes if self.classes is not None else np.arange(self.K)
+            self._greedy_tree = (self._value(tree), tree)
+        return self._greedy_tree
+
+    def _value(self, tree):
+        """L_alpha(tree) = (weighted loss + alpha * weighted split passes) / W, as :meth:`bounds` counts it."""
+        W = float(self.w.sum())
+        sums = tree_kernels.node_sums(self.X, np.zeros((self.X.shape[0], 0)), self.w, *tree._arrays())
+        passes = float(sums[tree.split != LEAF, 0].sum())
+        pred = tree.predict_index(self.X)
+        if self.task == "classification":
+            loss = float(self.w[pred != self.y].sum())
+        else:
+            loss = float((self.w @ (pred.reshape(self.Y.shape) - self.Y) ** 2).mean())
+        return (loss + float(self.alpha) * passes) / W
 
     def stats(self):
         c = self.counters

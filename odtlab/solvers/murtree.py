@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import events as ev_py
+from odtlab import memory
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
@@ -445,22 +446,40 @@ class MurTreeSolver(Solver):
         return int(n), int(status)
 
     def grow(self):
-        """Double the cache arrays the kernel reported as full (``counters[C_GROW]``)."""
+        """Double the cache arrays the kernel reported as full (``counters[C_GROW]``), in place
+        (:func:`odtlab.memory.grow_rows`). Under ``memory_limit`` (set by :class:`~odtlab.search.Search`) a
+        group grows by what fits, at least an eighth; when that does not fit, nothing changes and ``grow``
+        returns False."""
         flags = int(self.counters[mt.C_GROW])
+        groups = []
         if flags & mt.GROW_CACHE:
-            cap = 2 * self.meta.shape[0]
-            self.meta = _grown(self.meta, cap, 0)
-            self.ent_lb = _grown(self.ent_lb, cap, 0)
-            self.ent_cost = _grown(self.ent_cost, cap, -1)
-            self.ent_tree = _grown(self.ent_tree, cap, -1)
-            self.htab = np.zeros(4 * cap, dtype=np.int64)
-            mt.rehash(self.htab, self.meta, int(self.counters[mt.C_NDS]))
+            groups.append(((("meta", 0), ("ent_lb", 0), ("ent_cost", -1), ("ent_tree", -1)), 4 * 8))
         if flags & mt.GROW_KEYS:
-            self.keys = _grown(self.keys, 2 * self.keys.shape[0], 0)
+            groups.append(((("keys", 0),), 0))
         if flags & mt.GROW_TPOOL:
-            self.tpool = _grown(self.tpool, 2 * self.tpool.shape[0], 0)
+            groups.append(((("tpool", 0),), 0))
+        others = self.nbytes()
+        plan = []
+        for arrays, extra in groups:  # extra: bytes per row outside the group (the hash table, 4 slots a row)
+            current = getattr(self, arrays[0][0]).shape[0]
+            row = sum(getattr(self, name)[:1].nbytes for name, _ in arrays) + extra
+            others -= current * row
+            cap = memory.capacity(current, current + max(current // 8, 1), 2 * current, lambda r: r * row, others,
+                                  self.memory_limit)
+            if cap is None:
+                return False
+            others += cap * row
+            plan.append((arrays, cap))
+        for arrays, cap in plan:
+            for name, fill in arrays:
+                memory.grow_rows(self, name, cap, fill)
+            if arrays[0][0] == "meta":
+                self.htab = None  # freed before the larger table is made
+                self.htab = np.zeros(4 * cap, dtype=np.int64)
+                mt.rehash(self.htab, self.meta, int(self.counters[mt.C_NDS]))
         self.counters[mt.C_GROW] = 0
         self._nbytes = None
+        return True
 
     @property
     def iterations(self):
@@ -536,12 +555,6 @@ class MurTreeSolver(Solver):
         if self._nbytes is None:
             self._nbytes = int(sum(a.nbytes for a in self._arrays()))
         return self._nbytes
-
-
-def _grown(a, rows, fill):
-    out = np.full((rows,) + a.shape[1:], fill, dtype=a.dtype)
-    out[:a.shape[0]] = a
-    return out
 
 
 #: MurTree's parameters, checked once by :meth:`TreeEstimator._check_params` (``feature_order`` per estimator).

@@ -1,0 +1,138 @@
+"""Reliability figures: memory limits on the process and time-limit overshoots.
+
+1. **Peak RSS / limit.** ``BranchesClassifier(lam=0.01).search(X, y).run(time_limit=300, memory_limit=cap)`` on
+   branches/kr-vs-kp (the search every method of the Branches paper timed out on) at each ``--caps`` (GiB),
+   one fresh process per cap, run one after another. A thread samples the process's resident memory every
+   10 ms. Printed: status, seconds, the state over the cap, the peak RSS over the cap, and the RSS growth
+   during the search (peak minus the RSS before ``run``: what the limit bounds) over the cap.
+2. **Worst time-limit overshoot, warm.** Each solver on a problem it cannot finish, with time limits of
+   0.05, 0.5 and 2 s, after one warm-up fit (compiled kernels loaded): the largest ``elapsed - limit``.
+3. **State over the cap.** Branches (kr-vs-kp) and DPDT's exhaustive generator under small caps (8-64 MiB):
+   the largest state / cap at the stop.
+
+Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss]``. The
+kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory: run them on a
+machine with that much free.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+
+GIB = 2 ** 30
+
+
+def child(cap, time_limit):
+    """One kr-vs-kp search under ``cap`` GiB in this process; prints one JSON line."""
+    import psutil
+
+    from odtlab import BranchesClassifier, datasets
+
+    data = datasets.load("branches/kr-vs-kp")
+    search = BranchesClassifier(lam=0.01).search(data.X, data.y)
+    proc = psutil.Process()
+    base = proc.memory_info().rss
+    peak = [base]
+    done = threading.Event()
+
+    def sample():
+        while not done.wait(0.01):
+            peak[0] = max(peak[0], proc.memory_info().rss)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    t0 = time.perf_counter()
+    result = search.run(time_limit=time_limit, memory_limit=int(cap * GIB))
+    seconds = time.perf_counter() - t0
+    done.set()
+    thread.join()
+    print(json.dumps({"cap": cap, "status": result.status, "seconds": seconds, "gap": result.gap,
+                      "iterations": result.stats["iterations"], "state": search.solver.nbytes() / (cap * GIB),
+                      "held": search._memory() / (cap * GIB), "peak_rss": peak[0] / (cap * GIB),
+                      "growth": (peak[0] - base) / (cap * GIB), "base_gib": base / GIB}))
+
+
+def rss_table(caps, time_limit):
+    print(f"1. branches/kr-vs-kp, lambda = 0.01, time limit {time_limit:g} s, one process per cap")
+    print(f"{'cap GiB':>8} {'status':>13} {'seconds':>8} {'gap':>7} {'state/cap':>10} {'RSS/cap':>8} "
+          f"{'growth/cap':>11} {'RSS before GiB':>15}")
+    import psutil
+
+    for cap in caps:
+        free = psutil.virtual_memory().available / GIB
+        if free < 1.25 * cap + 1:  # the machine is shared: never push it into the out-of-memory killer
+            print(f"{cap:>8g} skipped: {free:.1f} GiB available, the run may take {1.25 * cap + 0.5:.1f}")
+            continue
+        out = subprocess.run([sys.executable, __file__, "--child", str(cap), "--time-limit", str(time_limit)],
+                             capture_output=True, text=True)
+        lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+        if out.returncode or not lines:
+            print(f"{cap:>8g} failed (exit {out.returncode}): {out.stderr.strip()[-300:]}")
+            continue
+        r = json.loads(lines[-1])
+        print(f"{cap:>8g} {r['status']:>13} {r['seconds']:>8.1f} {r['gap']:>7.4f} {r['state']:>10.3f} "
+              f"{r['peak_rss']:>8.2f} {r['growth']:>11.2f} {r['base_gib']:>15.2f}", flush=True)
+
+
+def overshoot_table():
+    from odtlab import (BranchesClassifier, DPDTClassifier, MurTreeClassifier, QuantBnBClassifier, datasets)
+
+    cases = [("branches", lambda: BranchesClassifier(lam=0.01), "branches/kr-vs-kp"),
+             ("murtree d4", lambda: MurTreeClassifier(max_depth=4), "dl/kr-vs-kp"),
+             ("quantbnb d3", lambda: QuantBnBClassifier(max_depth=3), "quantbnb/bidding"),
+             ("dpdt exhaustive d4", lambda: DPDTClassifier(max_depth=4, generator="exhaustive"), "sklearn/digits")]
+    print("\n2. time-limit overshoot, warm (elapsed - limit, seconds)")
+    worst = 0.0
+    for name, make, dataset in cases:
+        data = datasets.load(dataset)
+        make().set_params(time_limit=0.05).fit(data.X, data.y)  # warm: kernels compiled and loaded
+        row = []
+        for limit in (0.05, 0.5, 2.0):
+            est = make().set_params(time_limit=limit)
+            t0 = time.perf_counter()
+            est.fit(data.X, data.y)
+            over = time.perf_counter() - t0 - limit
+            worst = max(worst, over)
+            row.append(f"{limit:g} s: {over:+.3f} ({est.result_.status})")
+        print(f"  {name:<20} {dataset:<20} " + ", ".join(row), flush=True)
+    print(f"  worst overshoot, warm: {worst:.3f} s")
+
+
+def state_table():
+    from odtlab import BranchesClassifier, DPDTClassifier, datasets
+
+    print("\n3. state / cap when a memory limit stops the search")
+    cases = [("branches kr-vs-kp", lambda cap: BranchesClassifier(lam=0.01, memory_limit=cap), "branches/kr-vs-kp"),
+             ("dpdt exhaustive d5", lambda cap: DPDTClassifier(max_depth=5, generator="exhaustive", memory_limit=cap),
+              "sklearn/digits")]
+    worst = 0.0
+    for name, make, dataset in cases:
+        data = datasets.load(dataset)
+        for mib in (8, 16, 64):
+            est = make(mib * 2 ** 20).set_params(time_limit=60, record="none").fit(data.X, data.y)
+            ratio = est.search_.solver.nbytes() / (mib * 2 ** 20)
+            worst = max(worst, ratio)
+            print(f"  {name:<20} cap {mib:>3} MiB: {est.result_.status:<13} state/cap {ratio:.3f}", flush=True)
+    print(f"  largest state / cap: {worst:.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--caps", default="0.5,2,4", help="GiB, comma-separated (kr-vs-kp runs, one at a time)")
+    parser.add_argument("--time-limit", type=float, default=300.0)
+    parser.add_argument("--skip-rss", action="store_true", help="only the overshoot and state tables")
+    parser.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.child, args.time_limit)
+        return
+    if not args.skip_rss:
+        rss_table([float(c) for c in args.caps.split(",")], args.time_limit)
+    overshoot_table()
+    state_table()
+
+
+if __name__ == "__main__":
+    main()
