@@ -28,7 +28,6 @@ The scikit-learn tree conveniences work on every estimator: ``apply``, ``decisio
 training data, megabytes to gigabytes) unless ``keep_search=True``.
 """
 import inspect
-import re
 from numbers import Real
 
 import numpy as np
@@ -43,18 +42,23 @@ from odtlab.search import Search
 
 
 class MemorySize(StrOptions):
-    """A parameter constraint: a size string such as "4G", "512M" or "1.5GiB" (K, M, G, T; powers of 1024)."""
-
-    _PATTERN = re.compile(r"\s*\d+(\.\d*)?\s*[KMGT](i?B)?\s*", re.IGNORECASE)
+    """A parameter constraint: "auto", "none" or a size string such as "4GiB" or "500MB", read by
+    :func:`odtlab.memory.check_memory_limit` (the one parser of memory limits)."""
 
     def __init__(self):
         super().__init__(set())
 
     def is_satisfied_by(self, val):
-        return isinstance(val, str) and self._PATTERN.fullmatch(val) is not None
+        if not isinstance(val, str):
+            return False
+        try:
+            memory.check_memory_limit(val)
+        except ValueError:
+            return False
+        return True
 
     def __str__(self):
-        return "a size string such as '4G' or '512M'"
+        return "'auto', 'none' or a size string such as '4GiB' or '500MB'"
 
 
 #: Constraints shared by every estimator (scikit-learn's ``_parameter_constraints`` format). ``memory_limit``
@@ -229,7 +233,6 @@ class TreeEstimator(BaseEstimator):
         ``progress=True`` shows a tqdm bar (iterations and bounds) once the search has run for a second.
         """
         self._check_params()
-        memory.check_memory_limit(self.memory_limit)
         X, y, sample_weight = self._validate_fit(X, y, sample_weight)
         self.search_ = self._new_search(X, y, sample_weight, getattr(self, "record", "summary"))
         self.result_ = self.search_.run(time_limit=getattr(self, "time_limit", None), memory_limit=self.memory_limit,

@@ -86,7 +86,7 @@ def xor_second_split(answer):
                       "feature is the one that separates them (Lemma 5.5).")
     if abs(threshold - t) > 1e-4:
         if abs(threshold - 0.5) <= 1e-4:
-            return reject(f"½ is the population's cut; on this sample CART's midpoint is a little off it "
+            return reject("½ is the population's cut; on this sample CART's midpoint is a little off it "
                           "(fit CART of depth 1 on the strip's rows and read its root).")
         return reject("the feature is right but the threshold is not: fit CARTClassifier(max_depth=1) on the rows "
                       "with x1 ≤ 0.2 only.")

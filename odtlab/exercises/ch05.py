@@ -9,7 +9,7 @@ import numpy as np
 from odtlab import datasets
 from odtlab.bruteforce import branches_optimum
 from odtlab.encoders import one_hot
-from odtlab.exercises.base import accept, as_int, as_number, exercise, judge, reject
+from odtlab.exercises.base import accept, as_int, as_number, exercise, judge
 
 LAM = Fraction(1, 10)
 
