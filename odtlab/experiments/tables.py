@@ -447,8 +447,7 @@ def _murtree_table5():
     columns = [Column("misclassifications", "murtree", "objective", "score", check="paper", digits=0),
                Column("= STreeD", "murtree", "train_loss", check="run:streed", digits=0),
                Column("time STreeD / MurTree (paper: DL8.5 / MurTree)", "streed", "seconds", "DL8.5", ref="murtree",
-                      paper_ref="MurTree",
-                      digits=1),
+                      paper_ref="MurTree", digits=1),
                Column("time MurTree / CART", "murtree", "seconds", ref="cart", digits=1),
                Column("depth", "murtree", "depth", digits=0), Column("splits", "murtree", "splits", digits=0)]
     quick = [f"{name} d={d}" for name in ("anneal", "hepatitis", "lymph", "primary-tumor", "tic-tac-toe", "vote")
