@@ -361,7 +361,7 @@ def _murtree_variants(number):
                           ref="branch", paper_ref="Branch entries (k)", digits=2),
                    Column("dataset-cache entries (k)", "dataset", stat("cache_entries"), "Dataset entries (k)",
                           scale=1e-3, digits=3),
-                   Column("= branch cache", "dataset", "objective", check="run:branch")]
+                   Column("dataset = branch", "dataset", "objective", check="run:branch")]
         title, quick = "MurTree, Table 1: branch vs dataset cache", ["segment"]
     elif number == 2:
         table = pub.MURTREE_TABLE2
@@ -372,7 +372,8 @@ def _murtree_variants(number):
                           paper_ref="inc-SLB", digits=2),
                    Column("time inc-noSLB / inc-SLB", "inc", "seconds", "inc-noSLB", ref="slb", paper_ref="inc-SLB",
                           digits=2),
-                   Column("= inc-SLB", "noinc", "objective", check="run:slb")]
+                   Column("noInc-noSLB = inc-SLB", "noinc", "objective", check="run:slb"),
+                   Column("inc-noSLB = inc-SLB", "inc", "objective", check="run:slb")]
         title, quick = "MurTree, Table 2: incremental counting and the similarity bound", ["segment"]
     else:
         table = pub.MURTREE_TABLE3
@@ -383,7 +384,8 @@ def _murtree_variants(number):
                           reason="not run: odtlab's MurTree orders features in-order or by Gini only"),
                    Column("time post-order / dynamic", "post", "seconds", "InOrder/PostOrder", ref="dyn",
                           paper_ref="InOrder/Dynamic", digits=2),
-                   Column("= in-order/dynamic", "gini", "objective", check="run:dyn")]
+                   Column("Gini = in-order", "gini", "objective", check="run:dyn"),
+                   Column("post-order = dynamic", "post", "objective", check="run:dyn")]
         title, quick = "MurTree, Table 3: feature and node order", ["segment"]
     runs["cart"] = RunSpec("sklearn-cart", {"depth": 4})
     columns.append(Column("time / CART", columns[0].run, "seconds", ref="cart", digits=1))
@@ -400,7 +402,7 @@ def _murtree_table4():
     for r in pub.MURTREE_TABLE4:
         for d in (4, 5):
             n = 2 ** d - 1
-            spec, why = _mt_data(r["Name"], r["D"])
+            spec = _mt_data(r["Name"], r["D"])[0]
             runs = {f"x{k}": RunSpec("murtree", {"depth": d, "nodes": n},
                                      dataset=None if spec is None else f"{spec}[duplicate={k}]" if k > 1 else spec)
                     for k in (1, 2, 3, 4)}
@@ -410,17 +412,21 @@ def _murtree_table4():
             paper = {k.replace(f"d{d} ", ""): v for k, v in r.items() if k.startswith(f"d{d} ")}
             if d == 5:
                 paper["d4 x1"] = r["d4 ×1"]
-            rows.append(Row(f"{r['Name']} d={d}", spec, runs, paper, {"depth": d}, unavailable=why))
+            rows.append(_mt_row(r["Name"], r["D"], runs, paper, values={"depth": d}))
+            rows[-1].label = f"{rows[-1].label} d={d}"
     columns = [Column(f"time x{k} / x1", f"x{k}", "seconds", f"×{k}", ref="x1", paper_ref="×1", digits=2)
                for k in (2, 3, 4)]
     columns += [Column("time / depth-4 time", "x1", "seconds", "×1", ref="d4", paper_ref="d4 x1", digits=1),
-                Column("cache entries (k)", "x1", stat("cache_entries"), "cache", scale=1e-3, digits=3),
+                Column("cache entries (k)", "x1", stat("cache_entries"), scale=1e-3, digits=3),
                 Column("time / CART", "x1", "seconds", ref="cart", digits=1)]
     quick = ["anneal d=4", "kr-vs-kp d=4", "heart-cleveland d=4"]
     return TableSpec("murtree-table4", "MurTree, Table 4: scalability in |D| (rows duplicated) and depth",
                      "Demirovic et al. (JMLR 2022), Table 4", rows, columns, quick,
                      time_limit=600, figure=_scalability_figure,
-                     notes=_MT_NOTES + ["The paper's seconds are rounded to integers, so its small ratios are "
+                     notes=_MT_NOTES + ["At depth 5 the paper computes 31 trees (n = 1..31 nodes).",
+                                        "The paper's cache entries count its 15 or 31 searches sharing one cache, "
+                                        "so only ours are shown.",
+                                        "The paper's seconds are rounded to integers, so its small ratios are "
                                         "coarse (1 s vs 2 s reads as 2x)."])
 
 
@@ -440,19 +446,19 @@ def _murtree_table5():
             rows[-1].label = f"{rows[-1].label} d={d}"
     columns = [Column("misclassifications", "murtree", "objective", "score", check="paper", digits=0),
                Column("= STreeD", "murtree", "train_loss", check="run:streed", digits=0),
-               Column("time DL8.5-style / MurTree", "streed", "seconds", "DL8.5", ref="murtree", paper_ref="MurTree",
-                      digits=1),
+               Column("time STreeD / MurTree (paper: DL8.5 / MurTree)", "streed", "seconds", "DL8.5", ref="murtree",
+                      paper_ref="MurTree", digits=1),
                Column("time MurTree / CART", "murtree", "seconds", ref="cart", digits=1),
                Column("depth", "murtree", "depth", digits=0), Column("splits", "murtree", "splits", digits=0)]
     quick = [f"{name} d={d}" for name in ("anneal", "hepatitis", "lymph", "primary-tumor", "tic-tac-toe", "vote")
              for d in (2, 3, 4)]
-    return TableSpec("murtree-table5", "MurTree, Table 5: against DL8.5-style search, depths 2-5",
+    return TableSpec("murtree-table5", "MurTree, Table 5: against STreeD (the paper: DL8.5), depths 2-5",
                      "Demirovic et al. (JMLR 2022), Table 5; optima: MurTree README and DL8.5 / "
                      "STreeD runs", rows, columns, quick, time_limit=600,
                      notes=["Full trees (n = 2^d - 1 nodes) on the whole data set, 10-minute limit, as in the paper.",
-                            "The paper prints times only; its DL8.5 is not a PyPI peer here, so the DL8.5-style peer "
-                            "is STreeD (pystreed, same group's successor of MurTree with DL8.5's search); the "
-                            "paper's ratio is DL8.5 / MurTree. Misclassifications are checked against the published "
+                            "The paper prints times only; DL8.5 (pydl8.5) is not one of odtlab's peers, so the "
+                            "time is compared with STreeD (pystreed), MurTree's successor, and the paper's ratio "
+                            "is DL8.5 / MurTree. Misclassifications are checked against the published "
                             "optima (MurTree README, verified with DL8.5 and STreeD) and against STreeD in the same "
                             "grid.",
                             "The paper reports depths 4 and 5; depths 2 and 3 are odtlab's additions (no paper "
