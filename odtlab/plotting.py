@@ -12,8 +12,9 @@ from odtlab.tree import LEAF
 def plot_tree(model, ax=None, feature_names=None, class_names=None, fontsize=9, decimals=3, filled=True):
     """Draw a fitted estimator's tree (or an :class:`odtlab.tree.Tree`) on ``ax``; returns ``ax``.
 
-    ``feature_names`` / ``class_names`` default to the tree's. ``filled`` colours leaves by their class
-    (Okabe-Ito palette, as the SVG). The axes' limits fit the tree and its frame is hidden.
+    ``feature_names`` / ``class_names`` default to the tree's. Thresholds are printed exactly (as the text export:
+    the shortest decimal that reads back as the stored float); ``decimals`` rounds only leaf values and row counts.
+    ``filled`` colours leaves by their class (Okabe-Ito palette, as the SVG). The axes' limits fit the tree and its frame is hidden.
     """
     import matplotlib.pyplot as plt
 
@@ -27,7 +28,7 @@ def plot_tree(model, ax=None, feature_names=None, class_names=None, fontsize=9, 
     for v in range(tree.n_nodes):
         if tree.split[v] == LEAF:
             continue
-        tests = export._edge_tests(tree, v, decimals)
+        tests = export._edge_tests(tree, v)
         for test, c in zip(tests, tree._kids(v)):
             c = int(c)
             ax.annotate("", xy=(x[c], y[c] + 0.12), xytext=(x[v], y[v] - 0.12),
