@@ -7,6 +7,7 @@ skips) in CI when the folder is missing.
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -244,17 +245,15 @@ def test_names_and_collections(root):
     everything = datasets.names()
     assert set(MANIFEST) <= set(everything) and "sklearn/iris" in everything and "gen/xor" in everything
     assert all(n.startswith("quantbnb/") for n in datasets.names("quantbnb"))
-    available = datasets.names(available_only=True)
-    assert "dl/anneal" in available and "dl/letter" not in available and "gen/xor" in available
-    assert "dl/letter" in datasets.names("dl")
+    available = datasets.names(available_only=True)  # offline (conftest): only what is on disk
+    assert "dl/anneal" in available and "gen/xor" in available
+    assert "dl/letter" not in everything  # dropped: no verified copy of its file
     with pytest.raises(ValueError, match="collections: dl, branches, quantbnb, gosdt, sklearn, gen"):
         datasets.names("uci")
     meta = datasets.info("dl/anneal")
-    assert meta["available"] and Path(meta["file"]) == root / "murtree-data/DL/anneal.txt"
+    assert meta["available"] and meta["on_disk"] and Path(meta["file"]) == root / "murtree-data/DL/anneal.txt"
     assert meta["url"].startswith("https://raw.githubusercontent.com/MurTree/murtree-data/65d54d1")
     assert len(meta["sha256"]) == 64 and meta["format"] == "dl" and meta["license"] == "MIT"
-    letter = datasets.info("dl/letter")
-    assert (letter["available"], letter["sha256"], letter["file"]) == (False, None, None)
 
 
 def test_manifest_is_consistent():
@@ -262,9 +261,24 @@ def test_manifest_is_consistent():
         assert name.startswith(e["collection"] + "/")
         assert e["format"] in ("dl", "branches", "quantbnb-json", "gosdt-csv")
         assert e["url"].startswith("https://raw.githubusercontent.com/") and "/" not in e["path"][:1]
-        assert e["sha256"] is None or len(e["sha256"]) == 64
+        assert len(e["sha256"]) == 64 and int(e["sha256"], 16) >= 0 and e["bytes"] > 0
         if e["collection"] == "quantbnb":
             assert e["task"] in ("classification", "regression")
+
+
+def test_manifest_matches_the_published_checksums(root):
+    """Every entry's sha256 and size are those of the file at its pinned commit (the folder's SHA256SUMS)."""
+    sums = dict(line.split()[::-1] for line in (root / "SHA256SUMS").read_text().splitlines())
+    for e in MANIFEST.values():
+        assert sums["./" + e["path"]] == e["sha256"], e["name"]
+        assert (root / e["path"]).stat().st_size == e["bytes"], e["name"]
+
+
+def test_manifest_is_package_data_read_through_importlib_resources():
+    import importlib.resources
+
+    assert datasets.MANIFEST == importlib.resources.files("odtlab") / "data" / "manifest.json"
+    assert datasets.MANIFEST.is_file() and set(MANIFEST) == set(datasets._manifest())
 
 
 def test_unknown_name_suggests_close_matches():
@@ -283,19 +297,28 @@ def test_missing_file_names_file_search_path_and_command(monkeypatch, tmp_path):
     empty.mkdir()
     monkeypatch.setenv("ODTLAB_DATA", str(empty))
     monkeypatch.setenv("ODTLAB_CACHE", str(cache))
-    assert datasets.data_paths()[:2] == [empty, cache]
+    monkeypatch.setenv("ODTLAB_OFFLINE", "1")
+    assert datasets.data_paths() == [empty, cache]
     with pytest.raises(MissingDataError) as info:
         datasets.load("dl/anneal")
     assert isinstance(info.value, FileNotFoundError)
     message = str(info.value)
-    for part in ("murtree-data/DL/anneal.txt", str(empty), str(cache), "`odtlab data fetch dl/anneal`"):
+    for part in ("murtree-data/DL/anneal.txt", str(empty), str(cache), "data fetch dl/anneal`"):
         assert part in message
     assert datasets.names("dl", available_only=True) == []
 
 
-def test_letter_is_missing_even_with_shared_data(root):
-    with pytest.raises(MissingDataError, match=r"odtlab data fetch dl/letter` \(the manifest has no sha256"):
-        datasets.load("dl/letter")
+def test_shell_command_runs_in_the_users_shell(monkeypatch, tmp_path):
+    """``odtlab`` when this environment's script is on PATH, else the script's path, else ``python -m``."""
+    script = Path(sys.prefix) / "bin" / "odtlab"
+    if script.is_file():
+        monkeypatch.setenv("PATH", str(script.parent))
+        assert datasets.shell_command("data fetch X") == "odtlab data fetch X"
+        monkeypatch.setenv("PATH", str(tmp_path))
+        monkeypatch.chdir(tmp_path)
+        assert datasets.shell_command("data fetch X") == f"{script} data fetch X"
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    assert datasets.shell_command("data list") == f"{sys.executable} -m odtlab.cli data list"
 
 
 def test_search_path_order(root, monkeypatch, tmp_path):
