@@ -30,9 +30,11 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	touch $@ $(VENV)/.installed-base
 
 lab: $(VENV)/.installed-base
+	$(VENV)/bin/odtlab data fetch --chapters --notebooks notebooks
 	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
 
 tour: $(VENV)/.installed-base
+	$(VENV)/bin/odtlab data fetch --chapters --notebooks notebooks
 	$(VENV)/bin/odtlab tour
 
 test: $(VENV)/.installed-test
