@@ -85,6 +85,6 @@ def test_a_table_row_whose_data_set_is_not_in_the_manifest_is_marked_not_run():
     assert "quantbnb/avila" not in datasets.names()
     grid = reproduction.table_runs("quantbnb-table2", quick=False)
     assert grid and not any(run.dataset.startswith("quantbnb/avila") for run in grid.values())
-    assert reproduction.unshipped("quantbnb/avila").startswith("not shipped: quantbnb/avila is not in odtlab's "
-                                                                 "data manifest")
+    assert reproduction.unshipped("quantbnb/avila[encoding=midpoints]") == ("not shipped: not in odtlab's data "
+                                                                            "manifest (no verified copy of the file)")
     assert reproduction.unshipped("quantbnb/bank[encoding=midpoints]") == ""

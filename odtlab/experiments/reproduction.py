@@ -124,15 +124,16 @@ def _base(dataset):
 
 
 def unshipped(dataset):
-    """Why ``dataset`` (a run's data set spec) is not in odtlab's data manifest, or ``""`` when it is."""
+    """Why ``dataset`` (a run's data set spec) is not in odtlab's data manifest, or ``""`` when it is (or
+    is None)."""
     from odtlab import datasets
 
     if dataset is None:
-        return "no data set"
+        return ""
     try:
         datasets.info(_base(dataset))
     except (datasets.DataError, ValueError):
-        return f"not shipped: {_base(dataset)} is not in odtlab's data manifest (no verified copy of its file)"
+        return "not shipped: not in odtlab's data manifest (no verified copy of the file)"
     return ""
 
 
@@ -149,7 +150,7 @@ def has_data(row):
     downloadable (see :func:`odtlab.datasets.info`'s ``available``)."""
     from odtlab import datasets
 
-    if row.unavailable or unshipped(row.dataset):
+    if row.unavailable or row.dataset is None or unshipped(row.dataset):
         return False
     return bool(datasets.info(_base(row.dataset))["available"])
 
@@ -202,7 +203,7 @@ def table_runs(spec, quick=False):
             continue
         for name, rs in row.runs.items():
             dataset = rs.dataset or row.dataset
-            if unshipped(dataset) or (quick and name in spec.quick_skip):
+            if dataset is None or unshipped(dataset) or (quick and name in spec.quick_skip):
                 continue
             for fold in split_folds(rs.split):
                 out[(row.label, name, fold)] = Run(rs.algorithm, dataset, rs.params, rs.split, fold, spec.seed,
