@@ -61,6 +61,8 @@ __all__ = [
     "info",
     "fetch",
     "fetch_many",
+    "expand",
+    "offline",
     "read_file",
     "chapter_datasets",
     "shell_command",
