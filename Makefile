@@ -2,6 +2,7 @@
 #   make lab    create .venv, install odtlab, open JupyterLab on the first chapter
 #   make tour   the same set-up, then run every chapter headless and report
 #   make test   create .venv, install with the test and peer extras, run every test and every notebook
+#   make student  the chapters without their exercise solutions, in build/student (not committed)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,7 @@ export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
 export PYTHONHASHSEED := 0
 export SOURCE_DATE_EPOCH := 0
 
-.PHONY: lab tour test test-unit test-coverage test-notebooks notebooks bench clean
+.PHONY: lab tour test test-unit test-coverage test-notebooks notebooks student bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +58,10 @@ test-notebooks:
 # Rebuild the chapters from notebooks/src/*.py and store their executed outputs.
 notebooks: $(VENV)/.installed-test
 	$(PY) notebooks/build.py
+
+# The student build: each executed chapter without its cells tagged "solution" and without outputs.
+student: $(VENV)/.installed-test
+	$(PY) notebooks/build.py --student build/student
 
 bench: $(VENV)/.installed-test
 	for b in benchmarks/bench_*.py; do $(PY) $$b --quick || exit 1; done

@@ -7,8 +7,7 @@ loaded from numba's cache, on XOR first. The authors' times cover their ``solve`
 files, so this is the like-for-like call. Each time is the fastest of ``--repeat`` runs. The ``search s``
 column is the search alone, ``Search(BranchesSolver(X, y, lam), record="none").run()``, to show what the
 estimator adds. It checks the optimum against the paper's value and prints the time ratio of the fit
-against the authors' code (``Chaoukia/branches``, pure Python, times measured on this sandbox, brief
-peers_and_data §1.1) and, on the one-hot sets, against gosdt 1.0.4 (GOSDT objective = misclassification
+against the authors' code (``Chaoukia/branches``, pure Python, times measured on this machine) and, on the one-hot sets, against gosdt 1.0.4 (GOSDT objective = misclassification
 rate + lambda * leaves, so H_lambda = 1 - objective + lambda on binary features; only ``fit`` is called).
 Wall-clock seconds and process CPU seconds are both printed: on a shared machine the wall time of either
 side moves with the load, the CPU time much less (but it still grows when other processes share the
@@ -24,7 +23,7 @@ after the other, and prints for each the certified optimum or the gap reached, t
 iterations, branch evaluations, memo size and peak memory (``--memory-limit`` GB caps the search state;
 ``--sets`` picks other sets).
 
-Run: ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_branches.py [--quick] [--repeat 5]
+Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_branches.py [--quick] [--repeat 5]
 [--gosdt-time-limit 300] [--no-gosdt] [--levels]`` or ``... --hard [--time-limit 300] [--memory-limit 8]
 [--sets kr-vs-kp,mushroom-f,lymph-f]``
 """
@@ -40,7 +39,7 @@ from odtlab import datasets
 from odtlab.search import Search
 from odtlab.solvers.branches import BranchesClassifier, BranchesSolver
 
-# name, lambda, optimum (paper / brief §5.8, rounded as printed), authors' seconds (peers_and_data §1.1)
+# name, lambda, optimum (paper, rounded as printed), authors' seconds (measured on this machine)
 SETS = [
     ("monk1-o", 0.01, 0.900, 0.012), ("monk2-o", 0.001, 0.955, 0.053), ("monk3-o", 0.001, 0.987, 0.014),
     ("tic-tac-toe-o", 0.005, 0.77304, 0.49), ("car-eval-o", 0.005, 0.81252, 0.056),

@@ -10,7 +10,7 @@ Per set and depth (candidates (8, 3), alpha = 0, as the issue's table):
   Times are CPU seconds of this process (``time.process_time``; ``dpdt_wall_s`` is wall-clock): on a shared,
   loaded machine wall-clock mostly measures the wait for a core;
 * ``paper_s`` and ``speedup_vs_paper``: the authors' pure-Python DPDT timing quoted in the issue, over ours;
-* ``python_s`` and ``speedup_vs_python``: a pure-Python DPDT run in this process (the brief's §2.6 pseudocode with
+* ``python_s`` and ``speedup_vs_python``: a pure-Python DPDT run in this process (the paper's Algorithm 1 with
   scikit-learn's ``DecisionTreeClassifier(max_leaf_nodes=B)`` as split generator), over ours: a same-machine
   ratio, which does not depend on how loaded the machine is;
 * ``cart_s`` and ``dpdt_over_cart``: odtlab's CART at the same depth, and time(DPDT) / time(CART); the same
@@ -41,7 +41,7 @@ CANDIDATES = (8, 3)
 
 
 def python_dpdt(X, y, depth, candidates):
-    """DPDT in pure Python (brief §2.6, alpha = 0): scikit-learn's best-first CART generates the candidates,
+    """DPDT in pure Python (Algorithm 1, alpha = 0): scikit-learn's best-first CART generates the candidates,
     recursion builds the MDP depth first and backs up Q = p_l V_l + p_r V_r. Returns (train accuracy, candidates)."""
     K = int(y.max()) + 1
     ops = 0

@@ -14,7 +14,7 @@ Also: ``--levels`` (the search alone, one kernel call to the end against Search 
 (``MurTreeRegressor`` against ``pystreed.STreeDRegressor(optimization_task="regression")`` on sklearn/diabetes
 binarised at quantiles and on dl/anneal's features with a synthetic target, squared errors compared).
 
-Run: ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_murtree.py [--depths 3 4] [--repeat 3]``
+Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_murtree.py [--depths 3 4] [--repeat 3]``
 """
 import argparse
 import statistics

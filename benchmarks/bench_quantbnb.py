@@ -1,6 +1,6 @@
 """Quant-BnB (odtlab) against pycontree's ConTree on the quantbnb/ classification sets, depths 2 and 3.
 
-    ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_quantbnb.py [--depth 2 3] [--repeats 3]
+    ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_quantbnb.py [--depth 2 3] [--repeats 3]
         [--sets bank,rice] [--initial greedy|cart|leaf] [--levels]
 
 Compiles every kernel first (a warm-up fit), then for each set and depth times a full ``fit`` of

@@ -10,7 +10,7 @@ view, and the recording time (not a frame cost: the player records ahead of the 
 Searches: CART grown to purity on random labels (about 10,000 events), Branches, MurTree, Quant-BnB and
 DPDT on benchmark sets with up to 10,000 events recorded (the searches that finish earlier are shown whole).
 
-Run: ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_widgets.py [--events 10000] [--quick]``
+Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_widgets.py [--events 10000] [--quick]``
 """
 import argparse
 import os

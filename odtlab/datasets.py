@@ -555,7 +555,7 @@ def _binary_set(name, X, y, names, description, params=None):
 
 
 def _gen_xor():
-    """XOR on two binary features, 4 points: y = x1 XOR x2 (Branches brief §6.3; optimum needs depth 2)."""
+    """XOR on two binary features, 4 points: y = x1 XOR x2 (a Branches worked example; optimum needs depth 2)."""
     X = [[0, 0], [0, 1], [1, 0], [1, 1]]
     return _binary_set("gen/xor", X, [0, 1, 1, 0], ["X1", "X2"], _gen_xor.__doc__)
 
@@ -576,7 +576,7 @@ def _gen_xor_dpdt(n=10_000, seed=0):
     """DPDT Definition 5.3: X ~ U([0,1]^2), y = (floor(2 x0) + floor(2 x1)) mod 2 (a 2x2 checkerboard).
 
     Drawn as ``default_rng(seed).uniform(size=(n, 2))``; with n = 10^4 and seed 0 (1), CART at depth 2
-    gets 0.5272 (0.5028) training accuracy, the DPDT brief's §1.4 numbers.
+    gets 0.5272 (0.5028) training accuracy.
     """
     n = _check_int("n", n, 1)
     X = np.random.default_rng(seed).uniform(size=(n, 2))
@@ -586,7 +586,7 @@ def _gen_xor_dpdt(n=10_000, seed=0):
 
 
 def _gen_dpdt_pathological(n=10_000, seed=42):
-    """DPDT Figure 1 (reference code's version, brief §1.4): X ~ U([0,1]^2) via default_rng(42), and
+    """DPDT Figure 1 (reference code's version, docs/errata.md DPDT D4): X ~ U([0,1]^2) via default_rng(42), and
     y = 1 iff (x0<.5 & x1<.5) | (x0>=.5 & x1>=.5) | (x0<.25 & x1>=.5) | (x0>=.75 & x1<.5).
 
     Class 0 is the two rectangles [.25,.5)x[.5,1) and [.5,.75)x[0,.5) (25.92% of the default sample).
@@ -602,7 +602,7 @@ def _gen_dpdt_pathological(n=10_000, seed=42):
 
 
 def _gen_dpdt_example():
-    """DPDT brief §5.3(a): six points (x0, x1; y), hand-checkable. CART's depth-2 tree gets 4/6 and
+    """A DPDT worked example: six points (x0, x1; y), hand-checkable. CART's depth-2 tree gets 4/6 and
     DPDT with budget (3,) finds root x0 <= 0.5 then x1 <= 1.5 on both sides: 6/6."""
     X = [[0, 0], [3, 1], [1, 3], [1, 0], [0, 3], [1, 2]]
     return _continuous_set("gen/dpdt-example", X, [0, 1, 0, 1, 1, 0], ["x0", "x1"],
@@ -610,7 +610,7 @@ def _gen_dpdt_example():
 
 
 def _gen_murtree_example():
-    """MurTree brief §9.3: 6 instances, binary features a, b, c. Leaf cost 2; the best depth-2 tree has
+    """A MurTree worked example: 6 instances, binary features a, b, c. Leaf cost 2; the best depth-2 tree has
     1 error (root a, left child b), greedy CART's depth-2 tree has 2, and depth 3 reaches 0."""
     X = [[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 1, 1], [0, 0, 1], [1, 0, 1]]
     return _binary_set("gen/murtree-example", X, [0, 0, 1, 0, 0, 1], ["a", "b", "c"],
@@ -618,7 +618,7 @@ def _gen_murtree_example():
 
 
 def _gen_quantbnb_example():
-    """Quant-BnB Appendix A.1/A.2 (Table 4; brief §4, which corrects the printed W0 row for j = 2):
+    """Quant-BnB Appendix A.1/A.2 (Table 4; docs/errata.md Quant-BnB Q2 corrects the printed W0 row for j = 2):
     n = 6 samples, 3 continuous features, labels {1, 2} (codes 0, 1; class_names [1, 2]).
 
     Feature 1 has a tie (samples 3 and 4 at 3), so u(1) = 5. The depth-2 optimum has loss 1
@@ -637,7 +637,7 @@ def _categorical_set(name, codes, y, C, categories, names, class_names, descript
 
 
 def _gen_encoding_toy():
-    """Branches Appendix C, corrected (brief §4 / §6.3): one feature X with 4 categories {1,2,3,4}, one
+    """Branches Appendix C, corrected (docs/errata.md Branches C2): one feature X with 4 categories {1,2,3,4}, one
     point each, y = 1 iff X in {1, 3}. Ordinal: 1 split (H = 1 - lambda, 1 iteration); one-hot
     (full or drop-last): 2 splits (1 - 2 lambda)."""
     return _categorical_set("gen/encoding-toy", [[0], [1], [2], [3]], [1, 0, 1, 0], [4], [[1, 2, 3, 4]],
@@ -645,7 +645,7 @@ def _gen_encoding_toy():
 
 
 def _gen_encoding_toy_multiclass():
-    """Branches brief §4 corrected example (b): one ternary feature X in {1,2,3} and Y = X (3 classes).
+    """Branches Appendix C, corrected example (b) (docs/errata.md Branches C2): one ternary feature X in {1,2,3} and Y = X (3 classes).
     Ordinal: 1 split; one-hot: 2 splits."""
     return _categorical_set("gen/encoding-toy-multiclass", [[0], [1], [2]], [0, 1, 2], [3], [[1, 2, 3]],
                             ["X"], [1, 2, 3], _gen_encoding_toy_multiclass.__doc__)

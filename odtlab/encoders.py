@@ -2,7 +2,7 @@
 
 The solvers in odtlab take three kinds of feature matrices:
 
-* **categorical** (Branches' ordinal encoding, paper Section 3.3 / 1.5 of the brief): integer codes
+* **categorical** (Branches' ordinal encoding, paper Section 3.3): integer codes
   ``0 .. C_j - 1`` per feature ``j``, with ``n_categories[j] = C_j``;
 * **binary** (MurTree, DL8.5, Branches' binary mode): 0/1 features;
 * **continuous** (Quant-BnB, DPDT, CART): finite floats.
@@ -324,7 +324,7 @@ def one_hot(codes, n_categories, drop=None, feature_names=None):
     """One-hot encode categorical codes: column ``(j, c)`` is 1 iff ``x_j == c``.
 
     ``drop=None`` keeps every category (Branches' un-suffixed files); ``"first"`` drops category 0 and
-    ``"last"`` drops category ``C_j - 1`` of every feature (Branches' ``-f`` and ``-l`` files, brief §4:
+    ``"last"`` drops category ``C_j - 1`` of every feature (Branches' ``-f`` and ``-l`` files, Appendix C:
     which one is dropped changes the optimal tree). A feature with a single category gives one constant
     column (or none when a category is dropped). Columns are ordered by feature, then category, as
     scikit-learn's OneHotEncoder does.
@@ -369,7 +369,7 @@ class ThresholdBinarizer(TransformerMixin, BaseEstimator):
     **Direction.** Output column ``(j, t)`` is **1 iff** ``x_j > t`` and 0 iff ``x_j <= t``. So in
     MurTree's convention (the left child holds feature value 0) the left child is ``x_j <= t``, which
     is also CART's (scikit-learn) left branch and Quant-BnB's ``x < b`` left branch; it is the
-    "equivalent conversion" of Lin et al. eq. (62) that the Quant-BnB paper uses (D.1, brief §5.3),
+    "equivalent conversion" of Lin et al. eq. (62) that the Quant-BnB paper uses (its Appendix D.1),
     ``1{x >= midpoint}``. Names read ``"x3 > 0.25"``; ``splits_`` gives ``(feature, threshold)`` per column
     so a tree on binarised data can be printed as ``x3 <= 0.25`` on its left branch.
 
@@ -380,7 +380,7 @@ class ThresholdBinarizer(TransformerMixin, BaseEstimator):
       depth-limited trees on the training data: every split a tree on the raw feature can make (any
       threshold partitions the sorted distinct values into a prefix and a suffix) is one of these
       columns, so optimal trees correspond one to one. It is the conversion the Quant-BnB paper gives
-      its binary-feature competitors in Table 3 (appendix D.1, brief §5.3); Table 6's "equiv. conv."
+      its binary-feature competitors in Table 3 (appendix D.1); Table 6's "equiv. conv."
       column is its width, the sum of u(f) - 1 (bank: 4078).
     * ``"quantiles"``: at most ``n_quantiles - 1`` columns, the midpoints nearest to the empirical
       quantiles ``k / n_quantiles``: the midpoint just above the smallest value ``v`` with at least a

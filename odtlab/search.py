@@ -8,7 +8,7 @@ decoded events one by one, keeps the bound history, and always hands back the be
 with its certified bounds. Calling :meth:`Search.run` again resumes where the last call stopped.
 
 Why a driver around kernels rather than numba generators: a jitted generator cannot be paused from
-outside, costs as much per event as pure Python, and has no ``send`` (odtlab brief on numba, §3.1).
+outside, costs as much per event as pure Python, and has no ``send`` (numba's generator support).
 """
 import time
 from dataclasses import dataclass, field

@@ -8,7 +8,7 @@ n_children[v]]``.
 Predictions: a node predicts the majority class of the training rows that reach it (lowest class index on
 ties), or their mean for regression. A node no training row reaches (an empty Branches child) predicts its
 parent's class, and a row with a category the tree never saw stops at that split and gets its majority
-class: both are the documented rule of the Branches brief, pitfalls 7 and 9.
+class: both are odtlab's documented rule for Branches' multiway splits.
 
 Objectives (each in its paper's units; ``exact=True`` returns a :class:`fractions.Fraction`):
 

@@ -1,4 +1,4 @@
-"""Shared test set-up: benchmark data from ODTLAB_DATA (../shared/data beside the checkout by default)."""
+"""Shared test set-up: benchmark data from ODTLAB_DATA (a data folder beside the checkout by default)."""
 import functools
 import http.server
 import os
@@ -21,7 +21,7 @@ def shared_data():
         if (root / "SHA256SUMS").is_file():
             return root
     if os.environ.get("CI"):
-        pytest.fail("ODTLAB_DATA does not point at the benchmark data (../shared/data) in CI")
+        pytest.fail("ODTLAB_DATA does not point at the benchmark data in CI")
     pytest.skip("benchmark data not available on this machine (set ODTLAB_DATA)")
 
 

@@ -1,5 +1,5 @@
 """Branches (Chaouki, Read, Bifet): optimality against the brute-force oracle, the paper's optima, the
-search contract (bounds, incumbent, resume), the events of brief §6.2, and bad input."""
+search contract (bounds, incumbent, resume), the events, and bad input."""
 from fractions import Fraction
 import pickle
 
@@ -106,7 +106,7 @@ def test_interrupted_and_resumed_search_equals_the_uninterrupted_one(problem, ch
 
 
 def test_xor_trace_and_the_tie_break_lesson():
-    # brief §6.3: optimum 0.7 with 3 splits; 5 iterations with the paper's heap order, 3 preferring proven
+    # XOR: optimum 0.7 with 3 splits; 5 iterations with the paper's heap order, 3 preferring proven
     solver, search, result = run(XOR_X, XOR_Y, 0.1)
     assert result.objective == pytest.approx(0.7) and result.tree.splits == 3
     assert result.stats["iterations"] == 5
@@ -199,7 +199,7 @@ def test_complete_branches_keep_only_their_incumbent_split_and_free_blocks_are_r
     assert result.tree.branches_objective(X, y, 0.002, exact=True) == solver.bounds_exact()[0]
 
 
-# -- the paper's optima (Table 2 / brief §5.8, λ from Table 5) ---------------------------------------------
+# -- the paper's optima (Table 2, λ from Table 5) ---------------------------------------------
 
 PAPER = [  # name, lambda, objective, decimals, splits
     ("monk1-o", "0.01", 0.900, 3, 10), ("monk2-o", "0.001", 0.955, 3, 45), ("monk3-o", "0.001", 0.987, 3, 13),
@@ -238,7 +238,7 @@ def test_monk1_o_small_enough_for_plain_python(shared_data):
     best = branches_optimum(d.X, d.y, 0.01, n_categories=d.n_categories)
     solver, _, result = run(d.X, d.y, "0.01", n_categories=d.n_categories)
     assert solver.bounds_exact()[0] == best.value == Fraction(9, 10)
-    assert result.tree.leaves == 27  # empty children count as leaves (brief pitfall 7)
+    assert result.tree.leaves == 27  # empty children count as leaves
 
 
 # -- stopped searches and events -----------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def test_a_stopped_search_returns_the_incumbent_with_its_certified_gap(shared_da
     assert final.optimal and round(final.objective, 5) == 0.77304
 
 
-def test_full_events_follow_the_brief_and_describe_prints_branch_keys():
+def test_full_events_and_describe_prints_branch_keys():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, size=(40, 3))
     y = (X[:, 0] == X[:, 1]).astype(int)

@@ -1,7 +1,7 @@
 """Tests of the brute-force oracle (odtlab.core.bruteforce, odtlab.bruteforce).
 
 Three kinds of evidence:
-* hand-checked optima from the papers' briefs (Branches §6.3/App. C, MurTree §9.3, DPDT §5.3(a));
+* hand-checked optima of the papers' worked examples (Branches XOR/App. C, MurTree, DPDT);
 * an independent pure-Python enumerator: it lists every tree explicitly (itertools), routes
   each sample through it with a plain predict loop and scores the result. Hypothesis checks that
   it agrees with every kernel on tiny random data;

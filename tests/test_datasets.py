@@ -1,4 +1,4 @@
-"""odtlab.datasets: every shipped benchmark file loads with the sizes the briefs record, the generated
+"""odtlab.datasets: every shipped benchmark file loads with the sizes its source records, the generated
 and scikit-learn sets load, encodings reproduce the published files, and errors say what to do.
 
 Benchmark files come from ODTLAB_DATA through conftest's ``shared_data`` fixture, which fails (not
@@ -33,7 +33,7 @@ def root(shared_data):
     return Path(os.path.abspath(shared_data))
 
 
-# Sizes from briefs/peers_and_data.md §2 (DL table, Branches list, Quant-BnB table) and SOURCES.md:
+# Sizes of the source repositories' files (docs/data.md):
 # name -> (n, features, classes) ; quantbnb: (n_train, n_test, features, classes or None)
 EXPECTED = {
     "dl/anneal": (812, 93, 2), "dl/audiology": (216, 148, 2), "dl/australian-credit": (653, 125, 2),
@@ -86,7 +86,7 @@ def test_every_shared_file_maps_to_a_manifest_name_that_loads(root):
     by_path = {e["path"]: name for name, e in MANIFEST.items()}
     files = sorted(str(p.relative_to(root)) for g in DATA_GLOBS for p in root.glob(g)
                    if p.name != "LICENSE.txt")
-    assert len(files) >= 60  # 19 DL + zoo-1 + 31 Branches + 10 Quant-BnB + 3 GOSDT in shared/data
+    assert len(files) >= 60  # 19 DL + zoo-1 + 31 Branches + 10 Quant-BnB + 3 GOSDT in the data folder
     unmapped = [f for f in files if f not in by_path]
     assert not unmapped, f"data files without a manifest entry: {unmapped}"
     for f in files:
@@ -188,11 +188,11 @@ def test_every_generated_set_loads_deterministically(name):
     assert (info["n"], info["n_features"], info["kind"]) == (a.n_samples, a.n_features, a.kind)
 
 
-def test_worked_examples_match_the_briefs():
+def test_worked_examples_match_the_papers():
     xor = datasets.load("gen/xor")
     assert xor.X.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]] and xor.y.tolist() == [0, 1, 1, 0]
     patho = datasets.load("gen/dpdt-pathological")
-    assert patho.n_samples == 10_000 and abs((patho.y == 0).mean() - 0.2592) < 1e-12  # DPDT brief §5.3(c)
+    assert patho.n_samples == 10_000 and abs((patho.y == 0).mean() - 0.2592) < 1e-12  # DPDT's pathological set
     x = datasets.load("gen/xor-dpdt", n=500, seed=3)
     assert np.array_equal(x.y, (np.floor(2 * x.X[:, 0]) + np.floor(2 * x.X[:, 1])) % 2)
     mt = datasets.load("gen/murtree-example")

@@ -115,8 +115,8 @@ def assert_path_is_consistent(path, X, y):
 # the worked example and the split generator
 # ------------------------------------------------------------------------------------------------------------
 
-def test_six_point_example_of_the_brief():
-    """Brief §5.3(a): CART(3 leaves) offers x0 <= 2 and x0 <= 0.5 at the root; backward induction picks
+def test_six_point_example():
+    """gen/dpdt-example: CART(3 leaves) offers x0 <= 2 and x0 <= 0.5 at the root; backward induction picks
     x0 <= 0.5 (Q = 0 against -1/3 and -1/2) and reaches 6/6 where CART gets 4/6."""
     data = datasets.load("gen/dpdt-example")
     X, y = data.X, data.y
@@ -134,11 +134,22 @@ def test_six_point_example_of_the_brief():
     assert_path_is_consistent(path, X, y)
 
 
+def test_state_solved_caption_names_the_best_action():
+    """The StateSolved caption says "the leaf" or names the chosen candidate with its test (it printed the
+    raw action index with a "(-1 leaf)" legend before)."""
+    data = datasets.load("gen/dpdt-example")
+    search = Search(DPDTSolver(data.X, data.y, max_depth=2, candidates=(3,)))
+    captions = {e.state: search.describe(e) for e in search.steps() if e.name == "StateSolved"}
+    assert captions[0].startswith("State 0 solved: V = -0, best action candidate 1 (x0 <= 0.5), Q(leaf) = -0.5")
+    assert "best action the leaf," in captions[2] and "-1" not in captions[2].split("Q(leaf)")[0]
+    assert all("(-1 leaf)" not in c for c in captions.values())
+
+
 @pytest.mark.jit_only
 @pytest.mark.parametrize("name", sorted(SETS))
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_generator_returns_the_baseline_cart_splits_on_every_state(name, criterion):
-    """Pitfall 8: the inner CART (presorted, with a fast first scan) equals the baseline CART kernel run with
+    """Theorem 5.1 needs it: the inner CART (presorted, with a fast first scan) equals the baseline CART kernel run with
     max_leaf_nodes on the state's rows alone: same splits in the same order, ties included."""
     X, y = SETS[name](return_X_y=True)
     solver = solved(X, y, max_depth=2, candidates=(6, 4), criterion=criterion)
@@ -166,8 +177,8 @@ def test_generator_equals_baseline_cart_on_tied_data(data, leaves, min_leaf, min
 
 
 def test_budget_two_is_cart_and_top1_is_cart():
-    """B = 1 candidate per state (budget (2,), top-B with one cut) gives CART's accuracy (Thm 5.1 + brief
-    §5.3(d): (2,) always equals CART)."""
+    """B = 1 candidate per state (budget (2,), top-B with one cut) gives CART's accuracy (Thm 5.1;
+    (2,) always equals CART)."""
     X, y = skd.load_breast_cancer(return_X_y=True)
     cart = CARTClassifier(max_depth=3).fit(X, y).score(X, y)
     for kw in ({"candidates": (2,)}, {"candidates": (1,), "budget": "splits", "generator": "topb"}):
@@ -212,8 +223,8 @@ def test_exhaustive_regression_is_the_oracle(data, depth):
     ("breast_cancer", 3, (8,), 0.9807), ("breast_cancer", 3, (8, 8), 0.9824), ("breast_cancer", 3, (4, 4, 4), 0.9824),
     ("wine", 4, (8,), 1.0), ("iris", 3, (8,), 0.9867), ("breast_cancer", 3, (8, 3), 0.9824),
     ("wine", 3, (8, 3), 0.9944)])
-def test_train_accuracy_of_the_brief(name, depth, cands, accuracy):
-    """Brief §5.3(d) and the speed table of the issue (scikit-learn's datasets, alpha = 0)."""
+def test_train_accuracy(name, depth, cands, accuracy):
+    """Training accuracies and the speed table of the issue (scikit-learn's datasets, alpha = 0)."""
     X, y = SETS[name](return_X_y=True)
     est = DPDTClassifier(max_depth=depth, candidates=cands).fit(X, y)
     assert round(est.score(X, y), 4) == accuracy
@@ -298,7 +309,7 @@ def test_theorem_5_2_xor_depth_two():
 
 @pytest.mark.jit_only
 def test_pathological_data_set_at_depth_three():
-    """Brief §1.4: CART 0.7555, DPDT(8,) 1.0 with root x0 <= 0.5 (about)."""
+    """The authors' pathological set (docs/errata.md, DPDT D4): CART 0.7555, DPDT(8,) 1.0 with root x0 <= 0.5."""
     data = datasets.load("gen/dpdt-pathological")
     X, y = data.X, data.y
     assert CARTClassifier(max_depth=3).fit(X, y).score(X, y) == pytest.approx(0.7555, abs=1e-4)

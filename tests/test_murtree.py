@@ -58,7 +58,7 @@ def test_equals_the_brute_force_optimum(problem):
     lower, upper = search.solver.exact_bounds()
     assert result.status == "optimal"
     assert lower == upper == optimum.value
-    assert search.solver.ent_lb.max() <= len(y)  # never an infinite RLB (brief §5.4, pitfall 10)
+    assert search.solver.ent_lb.max() <= len(y)  # never an infinite RLB (§4.6.3)
     tree = result.tree
     assert tree.murtree_objective(X, y, alpha, exact=True) == upper  # the returned tree re-scores to it
     assert tree.depth <= depth and tree.splits <= (2 ** depth - 1 if nodes is None else nodes)
@@ -72,7 +72,7 @@ def worked_example():
 
 
 def test_worked_example_a_counts_and_optima():
-    X, y = worked_example()  # brief §9.3: leaf 2, best depth-two trees with 1/2/3 nodes cost 2/1/1
+    X, y = worked_example()  # gen/murtree-example: leaf 2, best depth-two trees with 1/2/3 nodes cost 2/1/1
     search, result = run(X, y, record="full", max_depth=2, reduce_features=False)
     assert result.objective == 1
     d2 = [e for e in search.trace().itertuples() if e.event == "DepthTwoSolve"]
@@ -433,7 +433,7 @@ def test_scikit_learn_estimator_checks_fail_only_for_non_binary_input():
 
 def test_depth_two_panel_counts_equal_the_kernel_counters():
     """The widget's frequency table (counted in numpy from the call's branch) is the kernel's counter: the
-    worked example's single and pair counts per class (brief §9.3), and a depth-two call below a root split."""
+    worked example's single and pair counts per class (gen/murtree-example), and a depth-two call below a root split."""
     from odtlab.widgets.murtree import DepthTwoPanel, branch_counts, recursion
     from odtlab.widgets.player import explore
 

@@ -3,7 +3,7 @@
 GOSDT minimises misclassification rate + lambda * leaves. With binary features every tree has
 leaves = splits + 1, so GOSDT's objective is 1 - H_lambda + lambda for every tree and both solvers certify
 the same optimum: H_lambda* = 1 - gosdt + lambda. gosdt 1.0.4's predict breaks on scikit-learn >= 1.8
-(brief peers_and_data §1.7), so only ``fit`` and ``result_.upperbound`` are used.
+so only ``fit`` and ``result_.upperbound`` are used.
 """
 import warnings
 

@@ -160,7 +160,7 @@ def test_a_stopped_search_keeps_its_incumbent_and_certified_bounds():
 
 
 def test_worked_example_of_appendix_a2():
-    """Table 4 data, tuple (1, [1, 4], {2, 3}, {2, 3}), U = 2, s = 2 (brief §4, with the swapped W0 fixed)."""
+    """Table 4 data, tuple (1, [1, 4], {2, 3}, {2, 3}), U = 2, s = 2 (Appendix A.2, docs/errata.md Quant-BnB Q2)."""
     data = datasets.load("gen/quantbnb-example")
     X, y = data.X, data.y
     F = np.array([False, True, True])

@@ -177,6 +177,6 @@ def test_every_algorithm_numbers_iterations_from_one(case):
     search = estimator.search(X, y, record="full")
     events = list(search.steps())
     its = [e.iteration for e in events]
-    assert events[0].name in ("SearchStarted", "Init") and its[0] == 0  # Init: Branches' name (brief §6.2)
+    assert events[0].name in ("SearchStarted", "Init") and its[0] == 0  # Init: Branches' name
     assert its == sorted(its) and its[1] == 1
     assert events[-1].name == "Terminated" and its[-1] == search.result().stats["iterations"] == max(its)

@@ -21,6 +21,7 @@ from odtlab.widgets import (BoundPlot, EventLog, SearchGraphView, SearchPlayer, 
                             register_panel)
 from odtlab.widgets import registry
 from odtlab.widgets.cart import CARTPanel
+from odtlab.export import HIGHLIGHT
 from odtlab.widgets.svg import fmt
 from odtlab.widgets.trees import TreeSource, tree_frame, window
 
@@ -417,11 +418,64 @@ def test_branches_graph_and_q_panel_follow_the_search():
     player.run_to_end()
     graph = player.views[1].svg(player.frame)
     assert graph.count('<g class="and">') == 3  # Ω on x0, both halves on x1
+    # every scored split is drawn with its Q: Ω also scored x1, which Selection does not follow
+    from odtlab.widgets.branches import search_state
+
+    state = search_state(player.frame)
+    assert state.scored[()] == (0, 1) and graph.count('<g class="and-scored">') == 1
+    assert f"x1 Q {fmt(state.Q[((), 1)], 3)}" in graph and 'data-scored="4"' in graph
     assert graph.count("#F0E442") == 4 + 1  # four settled leaves (and the legend)
     assert 'class="current"' in graph and "R* 0.7" in graph
     tf = TreeView().tree_frame(player.frame)
     assert tf.tree.to_text() == player.search.solver.incumbent().to_text()
     assert tf.highlight == (0,)  # the last event is about Ω, the incumbent's root
+
+
+def bar_widths(svg):
+    """(width, colour) of the panel's bars, top to bottom (the 20 px high rects of bar_rows)."""
+    return [(float(w), c) for w, c in re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="20" '
+                                                  r'fill="([^"]+)"', svg)]
+
+
+def test_branches_graph_draws_every_scored_split_of_every_branch():
+    """On three-valued data every expanded branch scores several splits: each appears once, with its Q, as
+    the followed AND node or as a grey pill under its branch."""
+    from odtlab.widgets.branches import _GraphSource, and_or_graph, search_state
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(60, 4))
+    y = (X[:, 0] == X[:, 1]).astype(int) ^ (rng.random(60) < 0.1)
+    player = branches_player(X, y, lam=0.01)
+    player.run_to_end()
+    player.goto(int(0.4 * player.recording.n))
+    state = search_state(player.frame)
+    graph = and_or_graph(player.frame, max_leaves=100_000)  # the whole best partial solution
+    source = _GraphSource(state, np.asarray(player.search.solver.n_categories))
+    source.index_parents()
+    drawn = [key for key in state.scored if key == () or key in source._parents]
+    not_followed = sum(len([f for f in state.scored[key] if f != source.split_of(key)]) for key in drawn)
+    assert not_followed >= 3 and graph.count('<g class="and-scored">') == not_followed
+    for key in drawn:
+        for f in state.scored[key]:
+            if f != source.split_of(key):
+                assert f"Q {fmt(state.Q[(key, f)], 3)}" in graph
+
+
+def test_branches_q_panel_draws_the_bound_as_a_reference_line():
+    from odtlab.widgets.branches import QValuePanel, current_branch, search_state
+
+    player = branches_player()
+    player.goto(7)  # both splits of Ω scored: x0 (Q 0.7) and x1
+    info = search_state(player.frame).branches[current_branch(player.frame)]
+    svg = QValuePanel().svg(player.frame)
+    assert f"bound R(l) = {fmt(info.R, 5)}" in svg and f'data-bound="{info.R:.6g}"' in svg
+    line_x = float(re.search(r'<line class="bound" x1="([\d.]+)"', svg).group(1))
+    widths = bar_widths(svg)
+    assert len(widths) >= 2
+    # R(l) is the best action's value once the branch is expanded: the line ends the longest bar
+    if info.expanded:
+        assert line_x == pytest.approx(130 + max(w for w, _ in widths), abs=0.2)
+    assert line_x <= 130 + (460 - 70 - 130) + 0.1
 
 
 def test_branches_frames_are_the_same_whatever_the_path_to_them():
@@ -638,7 +692,7 @@ def test_quantbnb_panel_names_the_eliminated_child_features(iris):
 
 
 def test_quantbnb_alive_intervals_leave_out_slices_never_pushed():
-    """Table 4 data with s = 2: a kept slice with no threshold strictly inside is not a tuple (brief A.2)."""
+    """Table 4 data with s = 2: a kept slice with no threshold strictly inside is not a tuple (Appendix A.2)."""
     from odtlab import datasets
     from odtlab.solvers.quantbnb import QuantBnBClassifier
     from odtlab.widgets.quantbnb import IntervalsPanel
@@ -662,6 +716,10 @@ def test_dpdt_mdp_and_q_values(iris):
     for event in last_event_frames(player, ("BellmanBackup", "StateSolved")):
         panel = ActionValuePanel().svg(player.frame)
         assert f'data-state="{int(event.state)}"' in panel
+        widths = bar_widths(panel)
+        chosen = [w for w, c in widths if c == HIGHLIGHT]
+        if chosen:  # the best action's bar is the longest
+            assert chosen[0] == pytest.approx(max(w for w, _ in widths))
         if event.name == "BellmanBackup":
             assert f"Q = {fmt(event.Q, 4)}" in panel
             backups += 1

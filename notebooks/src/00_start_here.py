@@ -11,6 +11,13 @@
 # 2. fitting a tree with a scikit-learn estimator,
 # 3. reading and drawing the tree,
 # 4. stepping through the search that built it, and reading its events as a table.
+#
+# The course map (learning outcomes, prerequisites, time per chapter, the order of the chapters, and one
+# notation table for the four papers) is in [README.md](README.md) beside the chapters.
+#
+# **Exercises.** Most chapters end their sections with exercises. Write your answer in the cell
+# `answer = ...`, run it, then run the `check("NN.k", answer)` cell below it: a green box means right, a
+# red one says what is wrong. In the instructor's version a solution cell sits between the two.
 
 # %%
 import itertools
@@ -18,7 +25,10 @@ import itertools
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from fractions import Fraction
+
 from odtlab import datasets
+from odtlab.exercises import check
 from odtlab.solvers.cart import CARTClassifier
 
 # %% [markdown]
@@ -114,6 +124,61 @@ trace[["event", "iteration", "depth", "node", "feature", "value", "i0", "f0"]].h
 # %%
 # NBVAL_CHECK_OUTPUT
 print(trace["event"].value_counts().sort_index().to_string())
+
+# %% [markdown]
+# ## Exercises
+#
+# ### Exercise 00.1: the errors of a shallower tree
+#
+# Fit `CARTClassifier(max_depth=2)` on the same rows and give the number of training rows it
+# misclassifies.
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+cart_d2 = CARTClassifier(max_depth=2).fit(X, y)
+answer = int((cart_d2.predict(X) != y).sum())
+assert check("00.1", answer).ok
+
+# %%
+check("00.1", answer)
+
+# %% [markdown]
+# ### Exercise 00.2: a regularised accuracy
+#
+# Branches scores a tree by $H_\lambda(T) = \text{accuracy} - \lambda \cdot \text{splits}$. Give it for the
+# depth-2 tree of exercise 00.1 at λ = 0.02, as an exact `Fraction`, from its predictions and its number of
+# splits (not with `branches_objective`).
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+tree_d2 = CARTClassifier(max_depth=2).fit(X, y).tree_
+answer = Fraction(int((tree_d2.predict(X) == y).sum()), len(y)) - Fraction(2, 100) * tree_d2.splits
+assert check("00.2", answer).ok
+
+# %%
+check("00.2", answer)
+
+# %% [markdown]
+# ### Exercise 00.3: events of a search
+#
+# How many `Leaf` events does the search of `CARTClassifier(max_depth=4)` on these rows emit? Predict it
+# from the fitted tree, then count it in the search's `trace()`.
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+cart_d4 = CARTClassifier(max_depth=4).fit(X, y)
+answer = int((cart_d4.search(X, y).trace()["event"] == "Leaf").sum())
+assert answer == cart_d4.tree_.leaves
+assert check("00.3", answer).ok
+
+# %%
+check("00.3", answer)
 
 # %% [markdown]
 # ## Where to go next

@@ -6,7 +6,8 @@
 # optimal (or less myopic) tree does instead. It follows §5.5 of DPDT (Kohler, Akrour, Preux, KDD 2025,
 # "Breiman meets Bellman"):
 #
-# 1. the **regularised objective** $L_\alpha(T)$ that all of odtlab's continuous-feature solvers share;
+# 1. DPDT's **regularised objective** $L_\alpha(T)$; at $\alpha = 0$ it is the training error under a depth
+#    limit, which is what Quant-BnB (whose objective has no $\alpha$) and depth-limited CART are compared on;
 # 2. the greedy choice: the impurity gain of every root split;
 # 3. the **XOR** data set of Definition 5.3, where every root split has (almost) no gain, and Lemmas
 #    5.4–5.7 and Theorem 5.2 checked numerically;
@@ -24,10 +25,12 @@ from matplotlib.colors import ListedColormap
 import numpy as np
 
 from odtlab import bruteforce, datasets
+from odtlab.exercises import check
 from odtlab.solvers.cart import CARTClassifier
 from odtlab.solvers.dpdt import DPDTClassifier
 from odtlab.solvers.quantbnb import QuantBnBClassifier
 from odtlab.tree import Tree
+from odtlab.widgets import explore
 
 
 # %% [markdown]
@@ -46,7 +49,7 @@ from odtlab.tree import Tree
 # the full $\alpha$, a split of a node holding 10% of the rows costs $\alpha/10$. At $\alpha = 0$ (every
 # experiment of the DPDT paper) $L_0$ is the training error under a depth limit.
 #
-# The six points of `gen/dpdt-example` (the DPDT brief's hand-checkable example) make this concrete.
+# The six points of `gen/dpdt-example`, small enough to check by hand, make this concrete.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -85,6 +88,25 @@ for alpha in ["0", "0.1", "0.25"]:
     print(f"alpha = {alpha:4}: L_alpha = {error} + {alpha} x {C} = {L}")
 
 # %% [markdown]
+# ### Exercise 01.1: $C(T)$ and $L_\alpha$ by hand
+#
+# The optimal depth-2 tree on these six points is `bruteforce.dpdt_optimum(Xe, ye, 2, 0).tree` (a nested
+# dict that `Tree.from_dict` reads; §2 below draws it). Give $(C(T), L_{0.1}(T))$ for it as exact
+# fractions, with the recursion `expected_splits` above.
+
+# %% tags=["exercise"]
+answer = ...  # (C(T), L_0.1(T))
+
+# %% tags=["solution"]
+opt_tree_e = Tree.from_dict(bruteforce.dpdt_optimum(Xe, ye, 2, 0).tree, 2).fit_leaves(Xe, ye)
+C_opt = expected_splits(opt_tree_e, Xe)
+answer = (C_opt, Fraction(opt_tree_e.misclassifications(Xe, ye), len(ye)) + Fraction(1, 10) * C_opt)
+assert check("01.1", answer).ok
+
+# %%
+check("01.1", answer)
+
+# %% [markdown]
 # CART's depth-2 tree has 2 split nodes, yet $C(T) = 11/6$, not 2: the root split counts for all 6 rows,
 # the split of the 5-row child only for those 5. (That second split changes no prediction: both its leaves
 # say 0. CART splits on impurity, not on errors; a pruned tree or DPDT would drop it, since at any
@@ -96,6 +118,31 @@ for alpha in ["0", "0.1", "0.25"]:
 #   share of rows it holds, so for $\alpha > 1 - 1/K$ the best tree is always a single leaf;
 # * at $\alpha = 0$, ties between trees with the same error are common: odtlab's solvers then return the one
 #   with the smaller $C(T)$.
+#
+# ### Exercise 01.2: the smallest α at which a leaf is optimal
+#
+# $1 - 1/K$ is enough for the single leaf to be optimal, but on the six points a smaller α already is.
+# Give the smallest α at which the leaf is an optimal tree of depth ≤ 2, exactly. Hint: each tree is a
+# line $e(T) + \alpha\,C(T)$ in α and the leaf is the flat line $e_{\text{leaf}}$. Start at α = 0, take the
+# optimal tree $T_\alpha$ (`bruteforce.dpdt_optimum(Xe, ye, 2, alpha)`), move α to where its line meets
+# the leaf's, and repeat until the optimum is the leaf's value.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+leaf_error = 1 - Fraction(int(np.bincount(ye).max()), len(ye))
+alpha_k = Fraction(0)
+while (opt_k := bruteforce.dpdt_optimum(Xe, ye, 2, alpha_k)).value < leaf_error:
+    tree_k = Tree.from_dict(opt_k.tree, 2).fit_leaves(Xe, ye)
+    alpha_k = (leaf_error - Fraction(tree_k.misclassifications(Xe, ye), len(ye))) / expected_splits(tree_k, Xe)
+answer = alpha_k
+assert check("01.2", answer).ok
+
+# %%
+check("01.2", answer)
+
+# %% [markdown]
 #
 # ## 2. The greedy choice
 #
@@ -134,6 +181,28 @@ for f in range(2):
     for t, g in zip(*gini_gains(Xe, ye, f)):
         print(f"x{f} <= {t:3.1f}: gain {g:.3f}")
 assert (tree_e.feature[0], tree_e.threshold[0]) == (0, 2.0)
+
+# %% [markdown]
+# ### The player
+#
+# `explore(estimator, X, y)` replays a search event by event. CART's search on the six points decides one
+# node per iteration: the root takes $x_0 \le 2$, the largest gain above, and every later node is split
+# or made a leaf by the same greedy rule.
+
+# %% tags=["nbval-ignore-output"]
+cart_player = explore(CARTClassifier(max_depth=2), Xe, ye)
+cart_player
+
+# %% [markdown]
+# The player is driven from Python too: `run_to_end()` replays every event, the same ones `steps()` yields:
+# one per decided node between the start and the end of the search.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+cart_player.run_to_end()
+replayed = [e.name for e in CARTClassifier(max_depth=2).search(Xe, ye).steps()]
+assert cart_player.k == len(replayed)
+print(cart_player.k, "events:", " ".join(replayed))
 
 # %% [markdown]
 # The gain is a proxy: in the 5-row left child, CART's Gini-best split does not reduce the 0–1 errors at all,
@@ -216,6 +285,24 @@ for xv in (0.1, 0.25, 0.4, 0.49):
     print(f"x_v = {xv:4}: second split x{stump.feature[0]} <= {stump.threshold[0]:.4f} "
           f"({stump.accuracy(X[strip], y[strip]):.4f} of the strip right)")
     assert stump.feature[0] == 1 and abs(stump.threshold[0] - 0.5) < 0.01
+
+# %% [markdown]
+# ### Exercise 01.3: Lemma 5.5 with the roles swapped
+#
+# Take the horizontal strip $x_1 \le 0.2$ of the same sample instead. Which split does greedy take in it?
+# Give `(feature, threshold)`, the threshold to 4 decimals.
+
+# %% tags=["exercise"]
+answer = ...  # (feature, threshold)
+
+# %% tags=["solution"]
+low_strip = X[:, 1] <= 0.2
+stump_low = CARTClassifier(max_depth=1).fit(X[low_strip], y[low_strip]).tree_
+answer = (int(stump_low.feature[0]), round(float(stump_low.threshold[0]), 4))
+assert check("01.3", answer).ok
+
+# %%
+check("01.3", answer)
 
 # %% [markdown]
 # CART's own tree shows the same thing with the roles of the features swapped: its root $x_1 \le 0.9687$
@@ -332,7 +419,7 @@ assert oracle.value == 0 and quant_xor.score(X, y) == 1.0 and quant_xor.result_.
 # is sub-optimal. Its text says depth 2 labels it perfectly; that fits the XOR above. The set in the authors'
 # repository (`gen/dpdt-pathological`) needs **depth 3**: class 0 is the two rectangles
 # $[.25,.5)\times[.5,1)$ and $[.5,.75)\times[0,.5)$, class 1 the rest. This chapter reproduces the repository's
-# set (brief §1.4, pitfall 13).
+# set.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -363,6 +450,28 @@ for target in (0.25, 0.5, 0.75):
     print(f"root x0 <= {t0[i]:.4f}: gain {g0[i]:.4f}")
 print(f"best root over both features: gain {max(gini_gains(Xp, yp, f)[1].max() for f in range(2)):.4f}")
 assert g0[np.argmin(abs(t0 - 0.5))] < 1e-3 < g0[np.argmin(abs(t0 - 0.25))]
+
+# %% [markdown]
+# ### Exercise 01.4: the other half-cut
+#
+# The perfect depth-3 tree of DPDT also cuts $x_1$ at ½. Give the Gini gain $\Delta$ of the root cut
+# $x_1 \le 0.5$ on the pathological set, computed from `Xp` and `yp` with numpy (a float).
+
+# %% tags=["exercise"]
+answer = ...  # a float
+
+# %% tags=["solution"]
+def gini_of(labels):
+    shares = np.bincount(labels, minlength=2) / len(labels)
+    return 1 - (shares ** 2).sum()
+
+
+below = Xp[:, 1] <= 0.5
+answer = gini_of(yp) - below.mean() * gini_of(yp[below]) - (~below).mean() * gini_of(yp[~below])
+assert check("01.4", answer).ok
+
+# %%
+check("01.4", answer)
 
 # %% [markdown]
 # At depth 2 no tree labels this set perfectly. Quant-BnB certifies the depth-2 optimum in a fraction of a

@@ -23,8 +23,10 @@ import numpy as np
 
 from odtlab import datasets
 from odtlab.bruteforce import branches_optimum
+from odtlab.exercises import check
 from odtlab.solvers.branches import BranchesClassifier
 from odtlab.tree import Tree
+from odtlab.widgets import explore
 
 # %% [markdown]
 # ## 1. The data: monk1-o
@@ -96,6 +98,24 @@ for branch in [{}, {4: 0}, {0: 1, 1: 1}]:
     print(f"{str(canonical(branch)):18}  n={counts(branch).sum():3d}  H={str(H(branch)):7}  "
           f"P={str(P(branch)):7}  e={errors(branch)}")
     assert P(branch) - H(branch) == Fraction(errors(branch), n)
+
+# %% [markdown]
+# ### Exercise 02.1: $H(l)$ and $P(l)$ by hand
+#
+# For the branch $l = \{x0=0, x1=1\}$ of monk1-o, give $(H(l), P(l))$ as exact fractions of all $n$
+# rows. Use `X`, `y` and numpy, not the helpers `H` and `P` above.
+
+# %% tags=["exercise"]
+answer = ...  # (H(l), P(l)), e.g. (Fraction(1, 2), Fraction(3, 4))
+
+# %% tags=["solution"]
+in_l = (X[:, 0] == 0) & (X[:, 1] == 1)
+class_counts = np.bincount(y[in_l], minlength=K)
+answer = (Fraction(int(class_counts.max()), n), Fraction(int(in_l.sum()), n))
+assert check("02.1", answer).ok
+
+# %%
+check("02.1", answer)
 
 # %% [markdown]
 # ### Multi-way splits
@@ -225,6 +245,23 @@ for trial in range(300):
     assert ret == t.branches_objective(X, y, lam_t, exact=True)  # Prop 3.2
 
 # %% [markdown]
+# ### Exercise 02.2: the return of a one-split policy
+#
+# The policy "split Ω on $x_4$, then stop at every child" grows a tree with one split. Give its return at
+# λ = 0.01 exactly, by summing the rewards of its MDP steps by hand (numpy on `X`, `y`; not `rollout`).
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+majority_x4 = [np.bincount(y[X[:, 4] == j], minlength=K).max() for j in range(C[4])]
+answer = -Fraction(1, 100) + Fraction(int(sum(majority_x4)), n)
+assert check("02.2", answer).ok
+
+# %%
+check("02.2", answer)
+
+# %% [markdown]
 # Conversely, every tree is $T^\pi$ of some policy: follow the tree's splits and stop at its leaves. So
 # **an optimal policy is an optimal tree**. Here is the policy of the tree found above; its return is
 # that tree's $H_\lambda$.
@@ -313,6 +350,25 @@ assert oracle.value == R_star({}) == tree.branches_objective(X, y, lam, exact=Tr
 assert est.result_.optimal
 
 # %% [markdown]
+# ### The player
+#
+# Chapter 3 opens the search that `BranchesClassifier` runs. The player already shows it here. With the
+# filter below it stops at the end of each iteration: the root's upper bound $R(\Omega)$ falls, the value
+# $G(\Omega)$ of the best tree found so far rises, and they meet at the $R^*(\Omega)$ of the DP above.
+
+# %% tags=["nbval-ignore-output"]
+mdp_player = explore(BranchesClassifier(lam=0.01), X, y)
+mdp_player.show_kinds(["IterationEnd", "Terminated"])
+mdp_player
+
+# %%
+# NBVAL_CHECK_OUTPUT
+mdp_player.run_to_end()
+final = mdp_player.search.result()
+assert final.optimal and final.objective == float(R_star({}))
+print(f"{mdp_player.slider.max + 1} frames; the search ends optimal, R(Ω) = G(Ω) = {final.objective:.4f}")
+
+# %% [markdown]
 # The optimal tree satisfies the Bellman equations: at each internal node its split attains $R^*$, and
 # at each leaf stopping does. Reading the tree off the DP and comparing with the classifier's tree:
 
@@ -348,6 +404,23 @@ for lam_k in ["0.001", "0.01", "0.02", "0.05", "0.1", "0.3"]:
     assert fit.tree_.branches_objective(X, y, lam_k, exact=True) == R_k({})
     print(f"λ = {lam_k:5}  R*(Ω) = {float(R_k({})):.4f}  splits {fit.tree_.splits:2d}  "
           f"accuracy {fit.score(X, y):.4f}")
+
+# %% [markdown]
+# ### Exercise 02.3: the λ at which a split stops paying
+#
+# At which λ do the one-split tree of exercise 02.2 and the single leaf have the same $H_\lambda$? Below it
+# the split on $x_4$ beats the leaf at Ω. Give it exactly.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+stump_accuracy = Fraction(int(sum(np.bincount(y[X[:, 4] == j], minlength=K).max() for j in range(C[4]))), n)
+answer = stump_accuracy - H({})  # -λ + accuracy(stump) = H(Ω)
+assert check("02.3", answer).ok
+
+# %%
+check("02.3", answer)
 
 # %% [markdown]
 # ## Summary

@@ -19,6 +19,7 @@ import numpy as np
 
 from odtlab import datasets
 from odtlab.bruteforce import branches_optimum
+from odtlab.exercises import check
 from odtlab.solvers.branches import STATE_SETTLED, BranchesClassifier
 from odtlab.widgets import explore
 
@@ -93,13 +94,32 @@ for (key, i), value in Q_star.items():
 print(f"λ = {lam}: bound holds on all {len(R_star)} branches and {len(Q_star)} splits; tight on {tight}")
 
 # %% [markdown]
+# ### Exercise 03.1: the Purification Bound of a branch
+#
+# Give the bound $R(l)$ that the branch $l = \{x4=1\}$ of monk1-o gets at birth at λ = 0.01, exactly,
+# from `X`, `y` and `n` (not `R_star`).
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+rows_x4_1 = X[:, 4] == 1
+H_l = Fraction(int(np.bincount(y[rows_x4_1], minlength=K).max()), n)
+P_l = Fraction(int(rows_x4_1.sum()), n)
+answer = max(H_l, P_l - lam)
+assert check("03.1", answer).ok
+
+# %%
+check("03.1", answer)
+
+# %% [markdown]
 # ### Settled at birth: $e(l) \le \lambda n$
 #
 # Since $P(l) - H(l) = e(l)/n$, the leaf value beats the bound, $H(l) \ge P(l) - \lambda$, exactly when
 # the leaf makes at most $\lambda n$ errors. Then the bound already proves that stopping is optimal: such a
 # branch is **complete at birth** and never expanded. Pure and empty branches are special cases.
 #
-# The brief's example: $n = 100$, a branch of 20 rows with one error. At λ = 0.02, $H = 0.19 \ge P - \lambda
+# A worked example: $n = 100$, a branch of 20 rows with one error. At λ = 0.02, $H = 0.19 \ge P - \lambda
 # = 0.18$: settled. At λ = 0.005 it is not, and the optimal tree splits it to fix the error.
 
 # %%
@@ -129,6 +149,22 @@ for lam_t in ["0.02", "0.005"]:
     assert ("x0=0" in settled) == (1 <= Fraction(lam_t) * 100)
 
 # %% [markdown]
+# ### Exercise 03.2: the λ at which a branch is settled at birth
+#
+# From which λ on is the branch $\{x4=1\}$ of monk1-o settled at birth? Give the smallest such λ exactly.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+n_l, n_best = stats({4: 1})
+answer = Fraction(n_l - n_best, n)  # e(l) <= λ n
+assert check("03.2", answer).ok
+
+# %%
+check("03.2", answer)
+
+# %% [markdown]
 # A corollary worth remembering: **every internal node of an optimal tree makes more than $\lambda n$
 # errors as a leaf**. So as λ grows, more of the lattice is settled and the search shrinks (§4 below).
 #
@@ -150,6 +186,23 @@ for lam_t in ["0.02", "0.005"]:
 # It stops when $\Omega$ is complete. Along the way it also keeps an incumbent: the real tree with value
 # $G(\Omega) \le R^*(\Omega) \le R(\Omega)$.
 #
+# ### Exercise 03.3: one Expansion by hand
+#
+# Before the loop, Ω of monk1-o (λ = 0.01) is unexpanded. Iteration 1 expands it: give $Q(\Omega, x_4)$ as
+# the Expansion sets it, exactly.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+born = [max(Fraction(best_l, n), Fraction(n_l, n) - lam) for n_l, best_l in (stats({4: j}) for j in range(C[4]))]
+answer = -lam + sum(born)
+assert check("03.3", answer).ok
+
+# %%
+check("03.3", answer)
+
+# %% [markdown]
 # ### XOR at λ = 0.1
 #
 # Four points, $Y = X_1 \oplus X_2$. A leaf scores 0.5, one split 0.4 and the full depth-2 tree
@@ -268,6 +321,24 @@ for e in ends[:-1:15] + ends[-1:]:
 assert (R_path >= float(R_star[()]) - 1e-12).all()
 assert R_path[-1] == G_path[-1] == float(R_star[()])
 
+# %% [markdown]
+# ### Exercise 03.4: predict a Selection
+#
+# Iteration 3 on monk1-o (λ = 0.01) follows the root split $x_5$. Into which child of $x_5$ does the
+# Selection go? Predict it from the rule above, with `stats` (a child never expanded has $G = H$; a child
+# settled at birth is not open), then find the answer among `monk_events`. Give the branch as a dict.
+
+# %% tags=["exercise"]
+answer = ...  # a dict {feature: category}
+
+# %% tags=["solution"]
+open_x5 = [{5: j} for j in range(C[5]) if stats({5: j})[0] - stats({5: j})[1] > lam * n]
+answer = min(open_x5, key=lambda child: stats(child)[1])  # smallest G = H = n_k*(l)/n
+assert check("03.4", answer).ok
+
+# %%
+check("03.4", answer)
+
 # %% tags=["nbval-ignore-output"]
 monk_player = explore(BranchesClassifier(lam=0.01), X, y)
 monk_player.show_kinds(["IterationEnd", "Terminated"])
@@ -283,8 +354,10 @@ print(monk_player.slider.max + 1, "frames with the IterationEnd/Terminated filte
 # ## 3. Why it is optimal (Thm 5.1)
 #
 # * **Every estimate is an upper bound** at all times (Lemma B.1). Induction on *time*: it holds at
-#   creation (Prop 4.2), and each update replaces $R(l)$ by $\max\{H, -\lambda + \sum_j R(l_j)\}$, which is
-#   monotone in the children's values, so it stays $\ge \max\{H, -\lambda + \sum_j R^*(l_j)\} = R^*(l)$.
+#   creation (Prop 4.2). An update sets $Q(l, i) = -\lambda + \sum_j R(l_{ij})$ for a split $i$, which by
+#   induction is $\ge -\lambda + \sum_j R^*(l_{ij}) = Q^*(l, i)$, and $R(l) = \max\{H(l), \max_i Q(l, i)\}$
+#   over **all** splits $i$ of $l$. So $R(l) \ge \max\{H(l), \max_i Q^*(l, i)\} = R^*(l)$. (One split alone
+#   would not do: $-\lambda + \sum_j R^*(l_{ij})$ is only $Q^*(l, i)$, which can be below $R^*(l)$.)
 # * **A complete branch's best action is optimal.** If $a^*$ maximises $Q(l, \cdot)$ and is exact, then
 #   $Q^*(l, a^*) = Q(l, a^*) \ge Q(l, a) \ge Q^*(l, a)$ for every $a$.
 # * When $\Omega$ is complete, following the best actions from $\Omega$ only meets complete branches, so the

@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 from odtlab import datasets
+from odtlab.exercises import check
 from odtlab.solvers.branches import BranchesClassifier
 
 # %% [markdown]
@@ -63,6 +64,22 @@ def kappa_independent(K, lam, q, printed=False):
 
 
 # %% [markdown]
+# ### Exercise 04.3: Γ by hand
+#
+# Give $\Gamma(q = 4, C = 3, \kappa = 2)$, the sum of Theorem 5.2 written out term by term (not with
+# `gamma_bound`).
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+answer = (4 - 0) * 3 ** 1 * 1 + (4 - 1) * 3 ** 2 * 4 + (4 - 2) * 3 ** 3 * 6  # binom(4, h) = 1, 4, 6
+assert check("04.3", answer).ok
+
+# %%
+check("04.3", answer)
+
+# %% [markdown]
 # ## 3. Corollary 5.3 and its erratum
 #
 # The optimum is at least the one-leaf tree, $H_\lambda(T^*) \ge H(\Omega) \ge 1/K$. Since
@@ -89,6 +106,22 @@ print(f"S(T*) = {S}, H(T*) = {H}: Thm 5.2 kappa = {k_dep}")
 print(f"Cor 5.3 kappa as printed, floor(1/(K λ)) - 1     = {k_printed}")
 print(f"Cor 5.3 kappa corrected, floor((K-1)/(K λ)) - 1 = {k_fixed}")
 assert k_printed < k_dep <= k_fixed
+
+# %% [markdown]
+# ### Exercise 04.2: the corrected cap
+#
+# Give the corrected cap of Corollary 5.3, $\kappa = \min\{\lfloor (K-1)/(K\lambda) \rfloor - 1, q\}$, for
+# $K = 3$ classes, λ = 0.1 and $q = 8$ features, by hand (not with `kappa_independent`).
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+answer = min(math.floor(Fraction(3 - 1) / (3 * Fraction(1, 10))) - 1, 8)  # floor(20/3) - 1
+assert check("04.2", answer).ok
+
+# %%
+check("04.2", answer)
 
 # %% [markdown]
 # The theorem allows branches with one test here, the printed corollary would not. The corrected cap is
@@ -198,6 +231,24 @@ for lam, s, it, ev, dep, ind in rows:
 print(f"all branches: (C+1)^q = {(Ct + 1) ** qt}")
 assert 100 * rows[0][3] < rows[0][4]  # λ = 0.1: two orders of magnitude below Thm 5.2
 assert all(dep == gamma_bound(qt, Ct, qt) for lam, s, it, ev, dep, ind in rows[2:])  # saturated
+
+# %% [markdown]
+# ### Exercise 04.1: Theorem 5.2's κ on tic-tac-toe-o
+#
+# Give κ of Theorem 5.2 for tic-tac-toe-o at λ = 0.1: fit the optimal tree, read $S(T^*)$ and
+# $H(T^*)$, and apply the formula by hand (not with `kappa_dependent`).
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+ttt_fit = BranchesClassifier(lam="0.1").fit(Xt, yt)
+H_star = Fraction(int((ttt_fit.predict(Xt) == yt).sum()), nt)
+answer = min(math.floor(ttt_fit.tree_.splits - 1 + (1 - H_star) / Fraction(1, 10)), qt)
+assert check("04.1", answer).ok
+
+# %%
+check("04.1", answer)
 
 # %% [markdown]
 # The bound is loose by orders of magnitude at large λ, and saturates (every $h \le q$) from

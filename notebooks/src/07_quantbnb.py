@@ -36,7 +36,7 @@ from odtlab.widgets import explore
 
 
 def ranks(x):
-    """Distinct values w_1 < ... < w_u of a feature and the rank r(i) in 1..u of every row (brief §1.2)."""
+    """Distinct values w_1 < ... < w_u of a feature and the rank r(i) in 1..u of every row (§2.3)."""
     w, r = np.unique(x, return_inverse=True)
     return w, r + 1
 
@@ -117,7 +117,7 @@ assert space(X4)["triples"] == 17 * 9 and bank_space["binary_columns"] == 4078  
 # Table 4 its first iteration has 4 tuples and 162 triples rather than 3 and 153: a root threshold of rank 0
 # or $u(f_0)$ sends every row to one side, so all those trees are the *same* tree, the best stump on all rows.
 # odtlab evaluates it once, in an extra tuple $(x_1, [0, 0], [p], [p])$ (9 triples), and the root tuples start
-# with both end points settled (brief pitfall 3).
+# with both end points settled (the paper's children share their end points and would evaluate them twice).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -166,7 +166,7 @@ assert (first.alive, first.triples) == (4, 153 + 9)
 # bound, the minimum of W over the pairs $(f_1, f_2)$. We set it against the exact $L_2$ of the slice, computed
 # from eq. (7) with the brute-force oracle for the stumps. W1 uses the paper's
 # $s' = \lfloor 0.6\, n s / (b - a) \rfloor$: in the first iteration $b - a = u(f_0)$, so without ties $s' = 1$ and
-# $W_1 = W_0$ (brief pitfall 5); five times that ratio (3.0, column "W1 ×5") gives $s' \approx 9$. The similarity
+# $W_1 = W_0$; five times that ratio (3.0, column "W1 ×5") gives $s' \approx 9$. The similarity
 # bound, an odtlab extra that adds to W, is off.
 
 # %%
@@ -356,7 +356,7 @@ for e in events_a2:
 #
 # The paper's next alive list is $\{(x_1, [1, 2], \{x_2, x_3\}, \{x_2\}), (x_1, [2, 4], \{x_2, x_3\}, \{x_2, x_3\})\}$. odtlab
 # keeps only the second: slice [1, 2] has no root threshold strictly inside, and both its end points were just
-# evaluated in Step 1 with every allowed pair of child features, so nothing is left in it (brief pitfall 3).
+# evaluated in Step 1 with every allowed pair of child features, so nothing is left in it.
 # The second iteration then searches [2, 4] exhaustively (b − a = 2 ≤ s): only rank 3 is new, and it gives
 # loss 1 again. The alive list is empty, and U = 1 is proven optimal.
 #
@@ -395,7 +395,7 @@ assert result.optimal and result.objective == 1 == bf.continuous_optimum(X4, y4,
 # %% [markdown]
 # With **W2** the middle block of slice 2 (samples 3, 4, 5) gets its own depth-2 tree, and $x_3$ leaves the left
 # side too. With the default `keep_ties=False`, a feature whose bound *equals* U is also dropped: that may lose
-# some optimal trees but never all of them, since a tree of loss U is already stored (brief pitfall 9). Here it
+# some optimal trees but never all of them, since a tree of loss U is already stored. Here it
 # drops slice 1 entirely.
 
 # %%
@@ -651,7 +651,7 @@ for n, columns, q, m, t_q, t_m in murtree_rows:
 # ## 8. Regression at depth 2
 #
 # The same search with the squared error (eq. 4; multi-output allowed): $L_0$ is the sum of squared deviations
-# from the mean, the stumps come from prefix sums of $y$ and $y^2$ (targets centred first, brief pitfall 10), and
+# from the mean, the stumps come from prefix sums of $y$ and $y^2$ (targets centred first, for floating-point accuracy), and
 # the bounds and Proposition 4.1 are unchanged. On the three small regression sets, against greedy CART of
 # depth 2, and against the oracle on the first 150 rows of each:
 
@@ -673,7 +673,83 @@ for name in ("fish", "qsar", "concrete"):
 # %% [markdown]
 # Table 7 of the paper reports the regression sets at depth 2 in at most 14 s (news: 349 s), where the MIP
 # method ORT timed out with training losses 1% to 1358% above the optimum.
+
+# %% [markdown]
+# ## Exercises
 #
+# Each exercise has a cell to fill in (replace the `...`) and a `check` that says what is right or wrong. They
+# use the Table 4 data (`X4`, `y4`) and the A.2 tuple $(x_1, [1, 4], \{x_2, x_3\}, \{x_2, x_3\})$.
+#
+# **07.1** How many triples does the first alive list $AL^{(0)}$ (eq. 17) hold on the Table 4 data?
+
+# %%
+from odtlab.exercises import check
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+p = X4.shape[1]
+answer = sum(len(np.unique(X4[:, f])) + 1 for f in range(p)) * p * p
+assert check("07.1", answer).ok
+
+# %%
+check("07.1", answer)
+
+# %% [markdown]
+# **07.2** The almost equi-spaced points $t_0, \dots, t_s$ that cut the root interval $[1, 4]$ of the A.2
+# tuple with $s = 2$ (a list of ranks).
+
+# %% tags=["exercise"]
+answer = ...  # [t_0, t_1, t_2]
+
+# %% tags=["solution"]
+a, b, s = 1, 4, 2
+answer = [math.floor(a + j * (b - a) / s) for j in range(s + 1)]
+assert check("07.2", answer).ok
+
+# %%
+check("07.2", answer)
+
+# %% [markdown]
+# **07.3** $W_0(\phi^2_{x_3, x_2})$: slice 2 of the A.2 tuple, left child on $x_3$, right child on $x_2$
+# (eq. 9). Careful: Appendix A.2 prints this value wrong.
+
+# %% tags=["exercise"]
+answer = ...  # an int
+
+# %% tags=["solution"]
+r1 = ranks(X4[:, 0])[1]
+left_rows, right_rows = r1 <= 2, r1 > 4  # slice [2, 4]: the middle block is dropped
+
+
+def stump_errors(rows, f):
+    return int(bf.continuous_optimum(X4[rows][:, [f]], y4[rows], 1).value) if rows.any() else 0
+
+
+answer = stump_errors(left_rows, 2) + stump_errors(right_rows, 1)
+assert check("07.3", answer).ok
+
+# %%
+check("07.3", answer)
+
+# %% [markdown]
+# **07.4** With $U = 1$ and ties kept, which right-child features survive $W_0$ in slice 1 $= [1, 2]$
+# (eq. 15)? Answer with a set of names.
+
+# %% tags=["exercise"]
+answer = ...  # e.g. {"x2"}
+
+# %% tags=["solution"]
+left_1, right_1 = r1 <= 1, r1 > 2  # slice [1, 2]
+column_min = {f2: min(stump_errors(left_1, f1) + stump_errors(right_1, f2) for f1 in (1, 2)) for f2 in (1, 2)}
+answer = {names[f2] for f2, w in column_min.items() if w <= 1}
+assert check("07.4", answer).ok
+
+# %%
+check("07.4", answer)
+
+# %% [markdown]
 # ## Summary
 #
 # * Quant-BnB searches tuples $(f_0, [a, b], F_1, F_2)$ in rank space; child thresholds are never enumerated,
@@ -684,3 +760,20 @@ for name in ("fish", "qsar", "concrete"):
 # * A.2 replays as printed, except the W0 row of slice 2, whose subscripts are swapped.
 # * At most ⌈log_s max u(f)⌉ ≤ ⌈log_s n⌉ iterations (Theorem 4.2), usually fewer.
 # * Same optimum as the brute force and as MurTree on the lossless binarisation, at a fraction of the time.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

@@ -123,7 +123,7 @@ for alpha in (Fraction(1, 10), Fraction(3, 10)):
 # %% [markdown]
 # odtlab's kernel (`odtlab.core.dpdt`) does the same in numba: one iteration expands a state (its leaf value,
 # its candidates from a presorted CART that returns exactly the baseline CART's splits) or backs up one
-# candidate once both children are solved; only the current path is held (brief §2.5). Instead of a number
+# candidate once both children are solved; only the current path is held (§5.6). Instead of a number
 # per state it carries $V(s)$ as a function of $\alpha$ (section 5).
 #
 # ## 2. Backward induction, step by step
@@ -348,8 +348,10 @@ plt.show()
 # * **What "light (8, 1, 1)" and "full (8, 8, 8)" mean.** In the reference code a budget of 8 is CART's
 #   `max_leaf_nodes`: 7 root candidates, then one greedy split per state, about 45 candidates and at most
 #   $15 + 14\cdot3 + 28\cdot3 = 141$ CART nodes, while the paper reports 220–301. Its text says "16 candidate
-#   root splits", and inner CARTs with **16 leaves** reproduce both its operation counts and its accuracies
-#   (below). So the paper's light and full are `candidates=(16, 1, 1)` and `(16, 16, 16)` here.
+#   root splits". No reading of a budget of 8 gives exactly 16; what fits its counts is an inner CART with
+#   **16 leaves**, that is 15 splits, so 15 root candidates and at most $31 + 30\cdot3 + 60\cdot3 = 301$ CART
+#   nodes for light. It reproduces both the paper's operation counts and its accuracies (below). So the
+#   paper's light and full are `candidates=(16, 1, 1)` and `(16, 16, 16)` here (docs/errata.md, DPDT D2).
 #
 # On the shipped quantbnb/ sets (Quant-BnB at depth 3 only where it takes a few seconds):
 
@@ -400,9 +402,22 @@ for row in table:
         assert row["opt"][2] == "optimal" and full[0] <= row["opt"][0]
 
 # %% [markdown]
-# Every DPDT accuracy matches or beats the paper's, and the operation counts agree within a few percent (the
-# small differences come from ties in the inner CART and the train split). The reference code's (8, 1, 1) gets
-# the same accuracy as (16, 1, 1) on all sets but rice, at half the cost.
+# Every DPDT accuracy matches or beats the paper's. The operation counts, as a deviation from the paper's:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+deviation = {label: {row["set"]: row[label][1] / int(paper_ops[row["set"]][f"DPDT {label}"]) - 1 for row in table}
+             for label in ("light", "full")}
+for label, dev in deviation.items():
+    print(f"DPDT {label:5} operations / paper's - 1:", ", ".join(f"{s} {d:+.1%}" for s, d in dev.items()))
+assert max(abs(d) for d in deviation["light"].values()) < 0.04
+assert max(abs(d) for s, d in deviation["full"].items() if s != "bidding") < 0.01
+assert -0.12 < deviation["full"]["bidding"] < -0.11
+
+# %% [markdown]
+# Light agrees within 4 % and full within 1 %, except full on bidding, 11.5 % below the paper's (the
+# accuracies agree there too); we have no explanation for that row and report it. The reference code's
+# (8, 1, 1) gets the same accuracy as (16, 1, 1) on all sets but rice, at half the cost.
 #
 # As a fraction of the optimum, and in time relative to CART (one run; the time of Quant-BnB is that of its
 # certified search, in odtlab's own units of "evaluations", which are not the paper's):
@@ -488,7 +503,89 @@ plt.show()
 # Boosting lifts both; the DPDT-boosted model is ahead for the first rounds, and after 30 rounds boosted CART
 # is slightly better on this test set. On one small set this is an illustration, not evidence: the paper's
 # Figure 6 aggregates dozens of data sets and 15 shuffles of a random search.
+
+# %% [markdown]
+# ## Exercises
 #
+# Each exercise has a cell to fill in (replace the `...`) and a `check` that says what is right or wrong. They
+# use the six points of section 2 (`gen/dpdt-example`) at depth 2 with CART candidates, budget 3.
+#
+# **08.1** One backward-induction step: $Q(s_0, x_0 \le 2)$ at $\alpha = 0$. Answer with a Fraction.
+
+# %%
+from odtlab.exercises import check
+
+six = datasets.load("gen/dpdt-example")
+X6, y6 = six.X, six.y
+
+
+def error_share(labels):
+    """The misclassified share of a leaf on these labels."""
+    return Fraction(int(len(labels) - np.bincount(labels, minlength=2).max()), len(labels))
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+go_left = X6[:, 0] <= 2
+yl, inner = y6[go_left], X6[go_left, 0] <= 0.5  # the left child's own CART candidate: x0 <= 0.5
+v_left = max(-error_share(yl), -(Fraction(int(inner.sum()), len(yl)) * error_share(yl[inner])
+                                 + Fraction(int((~inner).sum()), len(yl)) * error_share(yl[~inner])))
+p_left = Fraction(int(go_left.sum()), len(y6))
+answer = p_left * v_left + (1 - p_left) * -error_share(y6[~go_left])
+assert check("08.1", answer).ok
+
+# %%
+check("08.1", answer)
+
+# %% [markdown]
+# **08.2** The same Q at $\alpha = 1/10$: every split now costs $\alpha$ (and the children are solved at that
+# $\alpha$ too).
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+alpha = Fraction(1, 10)
+v_left = max(-error_share(yl), -alpha - (Fraction(int(inner.sum()), len(yl)) * error_share(yl[inner])
+                                         + Fraction(int((~inner).sum()), len(yl)) * error_share(yl[~inner])))
+answer = -alpha + p_left * v_left + (1 - p_left) * -error_share(y6[~go_left])
+assert check("08.2", answer).ok
+
+# %%
+check("08.2", answer)
+
+# %% [markdown]
+# **08.3** Which split does the optimal policy play at the root at $\alpha = 0$? Answer with a tuple
+# `(feature, threshold)`.
+
+# %% tags=["exercise"]
+answer = ...  # (feature, threshold)
+
+# %% tags=["solution"]
+tree6 = DPDTClassifier(max_depth=2, candidates=(3,)).fit(X6, y6).tree_
+answer = (int(tree6.feature[0]), float(tree6.threshold[0]))
+assert check("08.3", answer).ok
+
+# %%
+check("08.3", answer)
+
+# %% [markdown]
+# **08.4** From which $\alpha$ on is the single leaf at least as good as DPDT's tree here? Answer with a
+# Fraction.
+
+# %% tags=["exercise"]
+answer = ...  # a Fraction
+
+# %% tags=["solution"]
+expected_splits = tree6.dpdt_objective(X6, y6, 1, exact=True) - Fraction(tree6.misclassifications(X6, y6), len(y6))
+answer = (error_share(y6) - Fraction(tree6.misclassifications(X6, y6), len(y6))) / expected_splits
+assert check("08.4", answer).ok
+
+# %%
+check("08.4", answer)
+
+# %% [markdown]
 # ## Summary
 #
 # * DPDT's MDP: states (rows, depth); actions: leaf or a candidate split from a small CART on the state's rows;
@@ -500,3 +597,20 @@ plt.show()
 # * The paper's "operations" are the nodes of the inner CART trees, and its light/full configurations are
 #   inner CARTs with 16 leaves; with those, odtlab reproduces its counts and accuracies on the shipped sets,
 #   at a small fraction of the optimal solver's cost, within about 1% of the optimum.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * H. Kohler, R. Akrour, P. Preux. *Breiman meets Bellman: Non-Greedy Decision Trees with MDPs.* Proceedings of
+#   the 31st ACM SIGKDD Conference on Knowledge Discovery and Data Mining (KDD '25), 2025.
+#   doi:10.1145/3711896.3736868. [`kohler2025dpdt`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]

@@ -12,7 +12,8 @@
 # | Table 7 | `quantbnb-table7` | optimal squared error at depths 2 and 3, CART's excess over it |
 #
 # **Quick and full mode.** By default (`ODTLAB_QUICK` unset or `1`) each table runs its quick rows in this
-# process (well under a minute once the solvers are compiled). `ODTLAB_QUICK=0` runs every row whose data is
+# process (every shipped row that Quant-BnB and ConTree solve in seconds; the build took 130 s on the loaded
+# 2-core development machine, compilation included). `ODTLAB_QUICK=0` runs every row whose data is
 # shipped with the paper's limits (10 minutes in Table 2, 4 hours in Tables 3 and 7), one worker per core,
 # resumable in `odtlab-results/`. Estimated full-mode time on two cores: Table 3 about ten hours, nearly all
 # of it MurTree on the equivalent binarisation (thousands of binary features): at depth 3 the paper's
@@ -136,9 +137,30 @@ print(t7.frame(times=True, with_data=True).to_string())
 # ## What differs from the paper, and why
 #
 # * The optimal accuracies agree with Table 6 on every shipped set; ConTree agrees on every run.
-# * Nine data sets of the paper are not in the Quant-BnB repository at all or are over 4 MiB (avila, bean,
-#   eeg, skin, casp, energy, gas, news, query2), and six more were left out of shared/data for size (htru,
-#   magic, room, carbon, grid, query1); fault and occupancy are not in shared/data either. Their rows are marked.
+# * Nine data sets of the paper were not found in the Quant-BnB repository (avila, bean, eeg, skin, casp,
+#   energy, gas, news, query2), and eight more are in it but larger and not shipped with the test data
+#   (htru, magic, room, carbon, grid, query1, fault, occupancy; `odtlab data fetch` downloads them). Their
+#   rows are marked.
 # * Table 2 therefore has no paper row to compare; L2 is not implemented in odtlab.
 # * ORT and BinOCT (Gurobi MIPs) are not peers here: their columns are printed from the paper, not run.
-# * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (briefs/quantbnb.md 5.2).
+# * avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430 (docs/errata.md, Quant-BnB Q3).
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * C. E. Briţa, J. G. M. van der Linden, E. Demirović. *Optimal Classification Trees for Continuous Feature
+#   Data Using Dynamic Programming with Branch-and-Bound.* Proceedings of the AAAI Conference on Artificial
+#   Intelligence 39, 2025. [`brita2025contree`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * L. Breiman, J. H. Friedman, R. A. Olshen, C. J. Stone. *Classification and Regression Trees.* Wadsworth,
+#   1984. [`breiman1984cart`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]

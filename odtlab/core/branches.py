@@ -1,21 +1,21 @@
 """Branches (Chaouki, Read, Bifet): the numba kernel of the best-first search over multi-way branches.
 
-A *branch* l is a conjunction of tests ``X_i = j`` with each feature at most once (brief §1.2). The search
+A *branch* l is a conjunction of tests ``X_i = j`` with each feature at most once (Section 3). The search
 keeps, per branch, an upper bound R(l) >= R*(l) (the best regularised accuracy of a subtree rooted at l),
 the incumbent lower bound G(l) (the paper's ``value_greedy``), and, once l is expanded, one split record
 per unused feature holding Q(l, i) = -lambda + sum_j R(l ∧ X_i = j) (Eqs. 5-6). New branches start at the
 Purification Bound R = max{H, P - lambda} (Prop 4.2, Eq. 8); a branch whose errors are at most lambda * n
 is a settled leaf at birth. One iteration is Selection, Expansion and Backpropagation (Section 4.2 and
-Appendix D.2), written from the corrected pseudocode of the brief (§2.6; the printed Algorithm 1 of
-Appendix E has the slips E1-E7 of brief §2.8).
+Appendix D.2); the printed Algorithm 1 of Appendix E is corrected here (its slips are docs/errata.md,
+Branches E1-E7).
 
-Exact arithmetic (brief pitfall 4): with lambda = p / D, every value is an integer in units of 1 / (n * D)
+Exact arithmetic: with lambda = p / D, every value is an integer in units of 1 / (n * D)
 (computed in int64, stored in int32 when n * D < 2**30, see :func:`state_dtype`).
 A leaf is worth H = D * n_{k*}(l) and the Purification Bound of a split is P - lambda = D * n(l) - p * n.
 Ties are therefore real ties, broken by the documented rules; a float implementation (the paper's)
 breaks some of them by rounding noise, which is why its iteration counts differ slightly.
 
-What is stored (brief §2.4-2.5, pitfalls 14-15). A branch's values change only once it is expanded:
+What is stored (Appendix D.1). A branch's values change only once it is expanded:
 before that R = P - lambda and G = H are fixed by its counts. So the memo holds the *expanded* branches
 (and the root), keyed by their canonical key, and a child that is not an expanded branch is written
 inline in its parent's child slot as its counts (n(l), n_{k*}). That covers children complete at birth
@@ -37,19 +37,19 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   of split actions, best incumbent feature (-1: leaf), depth S(l).
 * ``NC`` (int32, one row per memo branch, read for events and trees): n(l), n_{k*}, majority class,
   completion reason.
-* ``KEYS`` (int64, W words per branch): the canonical key as a mixed-radix code (brief §2.4): feature i
+* ``KEYS`` (int64, W words per branch): the canonical key as a mixed-radix code: feature i
   adds (j + 1) * RADIX[i] to word WORD[i], so the key is independent of the order of the tests and a
   child's key is its parent's plus one term. W > 1 once the radix product passes 62 bits (one-hot data).
 * ``TABLE`` (int64, size x 2, size a power of two): open addressing, (node id, first key word), with
   ``OCC`` (uint8) a tag byte per slot (0: empty), see :func:`lookup`.
 * ``RC`` (ND's type, one row of 3 + max C_i words per split record): Q, done (sum of R over children
-  moved to the complete side), feature * 2^32 + number of open children (cleaned lazily, brief §2.3), then
+  moved to the complete side), feature * 2^32 + number of open children (cleaned lazily), then
   one slot per child in category order: ``node * 4 + open`` for a memo branch, ``n(l) * 2^32 + n_{k*} * 4
   + 2 + open`` for an inline child (int32: 2^16 and 2^17 instead of 2^32, see :func:`state_dtype`; the
   int32 layout halves the bytes of the search state and of what Selection reads on one-hot data, where a
   record is 5 words). A record and its children share a cache line or two, which is what
   Selection and Backpropagation read at every level. The records of a branch are contiguous and kept in
-  binary max-heap order in place, so the best split is always the branch's first record (ties: pitfall 3).
+  binary max-heap order in place, so the best split is always the branch's first record (ties broken by the documented rules below).
   Once a branch is complete only its best-G record is read again (INFER_INCUMBENT): :func:`release` keeps
   that one and frees the others for the next expansion with as many split actions.
 * ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
@@ -84,7 +84,7 @@ I_N, I_NBEST, I_PRED, I_REASON = range(4)
 NC_COLS = 4
 F_COMPLETE, F_EXPANDED, F_LEAF, F_SETTLED, F_MEMO_HIT = 1, 2, 4, 8, 16
 
-# completion reasons (NodeCompleted.reason, brief §6.2)
+# completion reasons (NodeCompleted.reason)
 REASON_NONE, REASON_NO_ACTIONS, REASON_SETTLED, REASON_LEAF, REASON_SPLIT = -1, 0, 1, 2, 3
 
 # ---- split records and child slots ------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def prepare(X, y, C, K, max_depth):
     """The search's read-only inputs from int64 codes X (n x q), class codes y and C, in one pass:
     ``(Xt, y32, BITS, YB, RADIX, WORD, W, events_per_iteration)``. ``Xt`` is X feature-major as int32,
     ``BITS[i, j]`` the row bitset of X_i = j and ``YB[k]`` the one of class k (row r at bit r % 64 of word
-    r // 64). RADIX and WORD give the mixed-radix key (brief §2.4): feature i adds (j + 1) * RADIX[i] to
+    r // 64). RADIX and WORD give the mixed-radix key: feature i adds (j + 1) * RADIX[i] to
     word WORD[i] (-1 for a feature with one category, never split on); a new word starts before the radix
     product reaches 2**62, so W = number of words."""
     n, q = X.shape
@@ -280,7 +280,7 @@ def rehash(TABLE, OCC, KEYS, n_nodes):
 
 
 # ------------------------------------------------------------------------------------------------------------
-# split records: a binary max-heap in place over each expanded branch's records (ties: brief §7 pitfall 3)
+# split records: a binary max-heap in place over each expanded branch's records (ties: the paper leaves them open)
 # ------------------------------------------------------------------------------------------------------------
 
 @njit(inline="always")
@@ -344,7 +344,7 @@ def runner_up(RC, base, size, tie):
 
 @njit(inline="always")
 def refresh(ND, NC, RC, v):
-    """REFRESH of brief §2.6: R(l) = max{H(l), Q(l, top)}; l is complete when the leaf wins (ties go to the
+    """Refresh (Eq. 6, Appendix D.2): R(l) = max{H(l), Q(l, top)}; l is complete when the leaf wins (ties go to the
     leaf) or when the top split has no open child. Returns the completion reason, or REASON_NONE."""
     top = ND[v, D_REC]
     q = RC[top, R_Q]
@@ -415,7 +415,7 @@ def bitset_rows(RB, rows):
 
 @njit(inline="always")
 def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
-    """NEW_NODE of brief §2.6: store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
+    """A new branch (Appendix D.2): store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
     v = CN[C_NODES]
     CN[C_NODES] = v + 1
     CN[C_EVALS] += 1
@@ -450,7 +450,7 @@ def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pr
 
 @njit
 def init_root(y, PA, WORD, CN, ND, NC, KEYS, TABLE, OCC):
-    """Evaluate the root before the loop (brief pitfall 6): R(Omega) = max{H, 1 - lambda}."""
+    """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}."""
     n = PA[P_N]
     counts = np.zeros(PA[P_K], np.int64)
     for r in range(n):
@@ -568,7 +568,7 @@ def make_kernel(level):
 
     ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
     max_iterations) -> (n_events, status)`` runs at most ``max_iterations`` iterations of Selection,
-    Expansion and Backpropagation (Section 4.2, brief §2.6). ``Xt`` holds the codes feature-major (q x n),
+    Expansion and Backpropagation (Section 4.2, Appendix D.2). ``Xt`` holds the codes feature-major (q x n),
     ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
     changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
     selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
@@ -907,7 +907,7 @@ def make_kernel(level):
                         g_sum += den * inline_best(RC, s)
                         continue
                     c = s >> 2
-                    if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (brief erratum E2)
+                    if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
                         done += ND[c, D_R]
                         q_sum += ND[c, D_R]
                         g_sum += ND[c, D_R]
@@ -965,7 +965,7 @@ def make_kernel(level):
 
 @njit
 def incumbent_tree(ND, RC, CAT, den, lam):
-    """INFER_INCUMBENT of brief §2.6: from the root, follow every branch's best-G split; a leaf-optimal,
+    """The incumbent tree: from the root, follow every branch's best-G split; a leaf-optimal,
     never-improved or non-memo branch is a leaf. Returns (value, feature, first, n_children) in
     breadth-first order (children of node t are first[t] .. first[t] + n_children[t] - 1; feature -1 for a
     leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""

@@ -5,7 +5,7 @@ memo and no pruning, so correctness can be read off the code. Objectives are exa
 in scaled units (a rational weight p/q is passed as ``(num, den)``). The only float objective is
 the squared error.
 
-Families (see the papers' briefs in shared/briefs):
+Families (one per paper's problem):
 
 * Branches (Chaouki et al.), H_lambda = accuracy - lambda * splits with multi-way categorical
   splits. Bellman equation of Prop 4.1: ``branches_value``.

@@ -2,19 +2,19 @@
 
 The MDP of §4: a state is (training rows, depth); its actions are "leaf" and the candidate splits a split
 generator returns (§5.2); a split moves to the two child states with probabilities p_l, p_r. The kernel builds
-the MDP depth first and backs values up as soon as a candidate's two children are solved (§5.6, brief §2.5), so
+the MDP depth first and backs values up as soon as a candidate's two children are solved (§5.6), so
 only the current path is held besides the solved values.
 
 Values in weight units. Multiplying the paper's V(s) by the state's weight W_s gives integers for unit weights
-(brief §2.3): a leaf costs E = W_s - max_k W_k (misclassified weight; for regression, W_s times the per-output
+(Algorithm 1): a leaf costs E = W_s - max_k W_k (misclassified weight; for regression, W_s times the per-output
 mean squared error, CART's impurity); a split costs alpha * W_s plus its children's costs. So every tree rooted
 at s has a loss E + alpha * S with S = sum of the weights of its split nodes (W_s * C(T), Prop. 4.1).
 
-The whole regularisation path at once (brief §2.4): a state keeps the lower envelope over alpha >= 0 of the
+The whole regularisation path at once (Prop. 4.1 for every alpha): a state keeps the lower envelope over alpha >= 0 of the
 lines E + alpha * S of its candidate subtrees, a concave piecewise-linear function stored as its pieces (E, S,
 action, left piece, right piece) in order of increasing alpha. A split's envelope is the Minkowski sum of its
 children's (Bellman's Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r) for every alpha at once, times W_s); V(s) is
-the envelope of the leaf and all split envelopes. Ties (brief pitfall 5): at a given alpha the tree with the
+the envelope of the leaf and all split envelopes. Ties: at a given alpha the tree with the
 smaller S wins (the limit from the right of the path), then the earlier action: the leaf, then candidates in
 generation order. At alpha = 0 this is "fewest errors, then fewest expected splits".
 
@@ -49,7 +49,7 @@ Arrays (all grown by the driver when the kernel returns ``STATUS_GROW``, or boun
   state's rows sorted by feature f (stable, so ties keep row order) for the q features with more than
   HIST_MAX_VALUES distinct values, and ``LISTS[d, q, a:b]`` the same rows ascending. Features with few values
   are scanned from a histogram of the rows instead (``lay``, below). Expanding a candidate partitions level d
-  into level d + 1 (O((q + 1) n)); states at depth D need no lists, so memory is O(D q N) (brief pitfall 18).
+  into level d + 1 (O((q + 1) n)); states at depth D need no lists, so memory is O(D q N).
 * ``STACK`` (int64, D x FR_COLS): the current path, one frame per state being solved (the explicit stack).
 * ``SI`` / ``SF``: one row per state (parent, depth, rows, candidates, envelope; weight, leaf loss, impurity).
 * ``CI`` / ``CF``: one row per generated candidate (state, feature, left rows, child states, flags; threshold,
@@ -848,7 +848,7 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
 
 
 # ------------------------------------------------------------------------------------------------------------
-# envelopes over alpha (brief §2.4)
+# envelopes over alpha
 # ------------------------------------------------------------------------------------------------------------
 
 @njit

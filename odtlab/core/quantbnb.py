@@ -1,6 +1,6 @@
 """Quant-BnB (Mazumder, Meng, Wang, ICML 2022): branch and bound over quantiles, depth 2 and depth 3.
 
-Everything works in ranks (brief §1.2). ``rank[f, i]`` in 1..u(f) is the index of x_{i,f} among the
+Everything works in ranks (§2.3). ``rank[f, i]`` in 1..u(f) is the index of x_{i,f} among the
 distinct values of feature f, and a split (f, t) with t in 0..u(f) sends rank <= t left: t = 0 sends
 every row right, t = u(f) every row left, and 0 < t < u(f) is the midpoint between the t-th and the
 (t+1)-th distinct value. The sample sets of the paper are then rank intervals: the left set of a root
@@ -10,16 +10,16 @@ Depth 2 (Algorithm 1). A tuple (f0, [a, b], F1, F2) is the set of depth-2 trees 
 root threshold in [a, b], left child feature in F1 and right child feature in F2. Processing it:
 
 * ``b - a <= s``: exhaustive search, every root threshold in [a, b] with the best stumps of F1 and F2
-  (the box of Algorithm 1; brief pitfall 2).
+  (the box of Algorithm 1).
 * otherwise the almost s-equi-spaced points t_0..t_s of [a, b] (§3.1) give the upper bound V_s
   (Step 1, eq. 38), and each slice [t_{j-1}, t_j] gets the lower bound W (Step 2): W0 (eq. 9),
-  W1,s' (eq. 13 with the *corrected* eq. 11 of the brief: L1(I_[0,r_{k-1}], f1) + L1(I_[r_k,u], f2))
+  W1,s' (eq. 13 with the *corrected* eq. 11, docs/errata.md Quant-BnB Q1: L1(I_[0,r_{k-1}], f1) + L1(I_[r_k,u], f2))
   or W2 (eq. 10). Child features whose row or column minimum of W reaches U are eliminated
   (Proposition 4.1, eqs. 14-15), and the slice becomes the child tuple (f0, [t_{j-1}, t_j], F1j, F2j).
 
-Choices the paper leaves open (brief §7), fixed here:
+Choices the paper leaves open, fixed here:
 
-* Shared endpoints (pitfall 3, option A with reuse): the children keep the closed slices of the paper,
+* Shared endpoints (the children's slices share their end points): the children keep the closed slices of the paper,
   but the end points t_{j-1} and t_j were already evaluated exactly in the parent's Step 1 (every
   tree with that root threshold and child features in F1 x F2), so a child marks them *settled* and
   never evaluates them again; it only reuses their stump losses (cached per feature) for W.
@@ -27,12 +27,12 @@ Choices the paper leaves open (brief §7), fixed here:
   thresholds 0 and u(f0) send every row to one side: for every f0 that is one tree, the best stump on
   all rows, evaluated once by the first tuple (0, [0, 0]); the tuples of eq. (17) start settled.
 * Quantile points use floor (the paper's definition). s' of W1 is the paper's floor(0.6 n s / (b - a))
-  of the tuple being split, clipped to [1, t_j - t_{j-1}] (pitfall 5).
-* U is updated at once, inside an iteration (pitfall 14): later tuples prune against the new U.
-* The first U (pitfall 13) comes by default from ``greedy2`` / ``greedy3``: CART's top split (depth 3:
+  of the tuple being split, clipped to [1, t_j - t_{j-1}].
+* U is updated at once, inside an iteration: later tuples prune against the new U.
+* The first U comes by default from ``greedy2`` / ``greedy3``: CART's top split (depth 3:
   its top two levels) found on the presorted ranks without any sorting, with the best stumps of the
   training loss below; its loss is at most that of CART's tree whenever both choose the same splits.
-* Ties (pitfall 9): a child feature survives while its bound is below U + ``margin``. With a positive
+* Ties: a child feature survives while its bound is below U + ``margin``. With a positive
   margin (half a misclassification, or ``tol`` for the squared error) ties are kept, as in
   Proposition 4.1 (<= U), and no optimal tree is ever pruned. With margin -tol ties are pruned: U is
   always attained by a stored tree (the initial tree at the start), so an optimal tree is then pruned
@@ -53,10 +53,10 @@ D2(right at t_j) >= U => the slice is pruned (chain (55), by the monotonicity of
 prunes against min(c, its best) and returns a certified lower bound, exact whenever it is below c.
 It starts from the tree of the neighbouring point (warm start) and stops early once its best tree
 reaches the lower bound known before the solve. The paper's other choices for W and V (nested alive
-sets Phi per root tuple, brief pitfall 19) are not implemented.
+sets Phi per root tuple, Appendix C) are not implemented.
 
-The stump losses L1 (eq. 6) of many nested sets come from one scan of a feature's sorted order (brief
-pitfall 16: the presorted order is never re-sorted). A row belongs, for every point t_j, to exactly
+The stump losses L1 (eq. 6) of many nested sets come from one scan of a feature's sorted order (the
+presorted order is never re-sorted). A row belongs, for every point t_j, to exactly
 one of the sets "rank_f0 <= t_j" and "rank_f0 > t_j"; one gather puts the rows of a tuple in the
 order of a feature, then one tight scan per point gives both sets' best stumps. Two classes: the best
 cut maximises or minimises d = (class-0 count - class-1 count) left of the cut, so the scan only keeps
@@ -64,14 +64,14 @@ d and its extremes. K classes: the prefix majority only grows and is kept on the
 majority is recomputed when it could still improve the best. For classification two points share one scan
 (``_scan_binary_pair``, ``_scan_classes_pair``): a tuple whose end points are settled has s - 1 = 2 new
 points with the paper's s = 3. Squared error: sum y^2 - (S_l^2 / n_l +
-S_r^2 / n_r) over the outputs, with y centred (pitfall 10).
+S_r^2 / n_r) over the outputs, with y centred (for floating-point accuracy).
 """
 import numpy as np
 
 from odtlab.core._jit import njit
 from odtlab.core import events as ev
 
-# lower-bound choices (brief §2.3)
+# lower-bound choices (§3.2)
 LB_W0, LB_W1, LB_W2 = 0, 1, 2
 LB_NAMES = {"W0": LB_W0, "W1": LB_W1, "W2": LB_W2}
 
@@ -472,7 +472,7 @@ def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
     """Stump losses on feature f for every slot of the first ``ngroups`` groups (fills ``OUT``).
 
     One gather puts each group's rows, in the order of f, in a contiguous segment; then each slot
-    scans its group's segment (brief pitfall 16: the presorted order is never re-sorted).
+    scans its group's segment (the presorted order is never re-sorted).
     """
     vord, vY, vm, srank = V[0], V[5], V[6], V[7]
     code, gbase, glen = G

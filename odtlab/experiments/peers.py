@@ -5,7 +5,7 @@ reference every table's time column is divided by. The others come from the ``pe
 used when installed: ``streed`` (pystreed's STreeD, the successor of MurTree; accuracy at a depth and
 node budget, or accuracy - lambda * splits with ``lam``) and ``contree`` (pycontree's ConTree, optimal
 depth-d trees on continuous features, a peer of Quant-BnB). GOSDT is not offered: gosdt 1.0.4's
-``predict`` fails with scikit-learn >= 1.8 (peers brief, section 1.7).
+``predict`` fails with scikit-learn >= 1.8.
 
 A peer takes the same option names as the registry (``depth``, ``nodes``, ``lam``) plus its own
 estimator's parameter names, and reports its tree size as (splits, leaves, depth).

@@ -1,8 +1,8 @@
 """The papers' published numbers, as printed, with their source.
 
 The numbers are data: ``published.md`` beside this module holds one section per printed table
-(``## NAME``, its source, then the table), copied from the project's briefs (``shared/briefs/*.md``),
-which transcribe the papers. :data:`TABLES` maps each name to the table's rows (dicts keyed by the
+(``## NAME``, its source, then the table), transcribed from the papers
+and checked against their text. :data:`TABLES` maps each name to the table's rows (dicts keyed by the
 header), and every name is also a module attribute (``published.BRANCHES_TABLE2``). Cells keep
 their printed text (``"0.93"``, ``"TO"``, ``"<0.5"``, ``"0.968 / 0.97"``) so the precision and the
 paper's own markers survive; :func:`parse_cell` reads a number out of a cell. Where two versions of a
@@ -121,17 +121,17 @@ def agrees(ours, cell):
 # Known errata and data differences, keyed by (table spec name, row label): shown with the row, and a row
 # marked ``no_check`` is never scored as agreeing or differing.
 ERRATA = {
-    ("branches-table2", "tic-tac-toe-o"): "V-early prints 0.832; brute force gives 0.7730 (V-late) [briefs/branches.md 5.3]",
+    ("branches-table2", "tic-tac-toe-o"): "V-early prints 0.832; brute force gives 0.7730 (V-late) [docs/errata.md, Branches T4]",
     ("branches-table2", "nursery"): "V-early prints 0.820 for a run that timed out; V-late's optimum 0.772 is used "
-                                    "(MurTree agrees) [briefs/branches.md 5.3]",
-    ("branches-table2", "nursery-o"): "Table 5 prints K = 4; the data has 5 classes [briefs/branches.md 5.2]",
+                                    "(MurTree agrees) [docs/errata.md, Branches T5]",
+    ("branches-table2", "nursery-o"): "Table 5 prints K = 4; the data has 5 classes [docs/errata.md, Branches T1]",
     ("branches-table2", "lymph"): "Table 5 swaps q of lymph and lymph-o; the one-hot file has 41 columns",
     ("branches-table2", "lymph-o"): "Table 5 swaps q of lymph and lymph-o; the ordinal file has 18 features",
     ("branches-table2", "balance-o"): "Table 5 prints n = 576, K = 2, but 0.671 is the optimum on all 625 rows with "
-                                      "3 classes, which is the shipped file (brute force 0.6716) [briefs/branches.md 5.2]",
+                                      "3 classes, which is the shipped file (brute force 0.6716) [docs/errata.md, Branches T3]",
     ("branches-table2", "monk2-o"): "V-early prints 0.95 (V-late 0.955)",
 }
 NO_CHECK = {
     "balance": "the paper's balance has 576 rows and 2 classes (class B removed); the shipped one-hot file has "
-               "625 rows and 3 classes, so the objectives are not comparable [briefs/branches.md 5.2, peers brief 1.1]",
+               "625 rows and 3 classes, so the objectives are not comparable [docs/errata.md, Branches T3]",
 }

@@ -14,7 +14,7 @@ Data sets are named as in :mod:`odtlab.datasets`, optionally with modifiers in b
 Splits: ``"all"`` trains on the data set's training rows (the whole file, or the source's fixed
 training split; its test split, if any, gives the test scores) -- the mode for tables of training
 objectives. ``"cvK"`` is stratified, shuffled K-fold cross-validation over the training rows with the
-run's seed (Branches brief, pitfall 18: the paper's folds were probably neither; ours are, and say so);
+run's seed (the Branches paper does not say whether its folds were either; ours are, and say so);
 regression targets use shuffled K-fold.
 """
 from __future__ import annotations

@@ -163,7 +163,7 @@ BRANCHES_DATA = {
 _BR_UNAVAILABLE = {
     "kr-vs-kp": "the paper's 37-column one-hot kr-vs-kp is not shipped (branches/kr-vs-kp is the 73-column "
                 "full one-hot of DL8.5, a different problem)",
-    "kr-vs-kp-o": "no ordinal kr-vs-kp file exists in the Branches repository (peers brief 1.1)",
+    "kr-vs-kp-o": "no ordinal kr-vs-kp file exists in the Branches repository",
 }
 _BR_NOTES = [
     "Data: the paper's un-suffixed sets are the authors' drop-first files (-f); monk2-l and monk3-l are the "
@@ -192,7 +192,7 @@ def _br_row(spec_name, label, runs, paper, lam=None):
 
 
 def _streed(lam, split="all"):
-    # the paper: depth <= 20 and at most 80 nodes (briefs/branches.md 5.1); pystreed 1.4 refuses a node
+    # the paper: depth <= 20 and at most 80 nodes (its Appendix F); pystreed 1.4 refuses a node
     # limit together with a cost per split, so only the depth limit is kept
     return RunSpec("streed", {"lam": lam, "depth": 20}, split)
 
@@ -214,13 +214,15 @@ def _branches_table2():
         Column("evaluations", "branches", "evaluations", digits=0),
         Column("time / CART", "branches", "seconds", "BR time", ref="cart", paper_ref="T3 CART t", digits=1),
     ]
-    quick = ["monk1-l", "monk1-f", "monk1-o", "monk2-o", "monk3-f", "monk3-o", "tic-tac-toe-o", "car-eval-o",
-             "nursery-o", "mushroom-o", "zoo-o", "balance-o"]
+    # every shipped row that finishes in seconds (lymph runs into the limit, mushroom takes minutes)
+    quick = ["monk1-l", "monk1-f", "monk1-o", "monk2-l", "monk2-f", "monk2-o", "monk3-l", "monk3-f", "monk3-o",
+             "tic-tac-toe", "tic-tac-toe-o", "car-eval", "car-eval-o", "nursery", "nursery-o", "mushroom-o", "zoo",
+             "zoo-o", "lymph-o", "balance", "balance-o"]
     return TableSpec("branches-table2", "Branches, Table 2: H_lambda, iterations and time",
-                     "Chaouki, Read, Bifet (V-late), Table 2 and Table 5; briefs/branches.md 5.2-5.3",
+                     "Chaouki, Read, Bifet (V-late), Table 2 and Table 5",
                      rows, columns, quick, time_limit=300, memory_limit=BRANCHES_MEMORY,
-                     notes=_BR_NOTES + ["Iterations differ from the paper's within tie-breaking (briefs/branches.md "
-                                        "5.8); the paper's time ratio uses CART's time from its Table 3."])
+                     notes=_BR_NOTES + ["Iterations differ from the paper's within tie-breaking (the order of "
+                                        "Selection's children); the paper's time ratio uses CART's time from its Table 3."])
 
 
 def _branches_table3():
@@ -245,7 +247,7 @@ def _branches_table3():
     ]
     quick = ["monk1-l", "monk1-f", "monk3-l", "monk3-f", "zoo"]
     return TableSpec("branches-table3", "Branches, Table 3: H_lambda against CART and STreeD",
-                     "Chaouki, Read, Bifet (V-late), Table 3; briefs/branches.md 5.4", rows, columns, quick,
+                     "Chaouki, Read, Bifet (V-late), Table 3", rows, columns, quick,
                      time_limit=300, memory_limit=BRANCHES_MEMORY,
                      notes=_BR_NOTES + ["CART: scikit-learn's DecisionTreeClassifier with default settings (the "
                                         "paper does not give its settings), so its H_lambda is information only.",
@@ -274,10 +276,10 @@ def _branches_cv():
                     Column(f"{title} test obj", alg, test_h_lambda, f"{alg} obj test"),
                     Column(f"{title} splits", alg, "splits", f"{alg} splits", digits=1)]
     return TableSpec("branches-cv", "Branches, F.2 (Tables 7, 9, 10): 5-fold cross-validation",
-                     "Chaouki, Read, Bifet (V-late), Appendix F.2; briefs/branches.md 5.6", rows, columns,
+                     "Chaouki, Read, Bifet (V-late), Appendix F.2", rows, columns,
                      ["monk1-l", "monk3-f", "zoo"], time_limit=300, memory_limit=BRANCHES_MEMORY,
-                     notes=_BR_NOTES + ["Folds: stratified, shuffled 5-fold with seed 0 (the paper's folds were "
-                                        "probably neither: briefs/branches.md pitfall 18), so no cell is scored; "
+                     notes=_BR_NOTES + ["Folds: stratified, shuffled 5-fold with seed 0 (the paper does not say how "
+                                        "its folds were made), so no cell is scored; "
                                         "mean ± std over the folds."])
 
 
@@ -307,7 +309,7 @@ def _branches_lambda(cv):
                                                                           check="run:streed")]
         title, source = ("Branches, F.3: dependence on lambda", "Appendix F.3, Figs 7-11 (no numbers in the text)")
     quick = [f"monk1-l lambda={lam:g}" for lam in LAMBDAS] + [f"monk3-f lambda={lam:g}" for lam in LAMBDAS]
-    return TableSpec(name, title, f"Chaouki, Read, Bifet (V-late), {source}; briefs/branches.md 5.7", rows,
+    return TableSpec(name, title, f"Chaouki, Read, Bifet (V-late), {source}", rows,
                      columns, quick if not cv else quick[:len(LAMBDAS)], time_limit=300, memory_limit=BRANCHES_MEMORY,
                      figure=None if cv else _lambda_figure,
                      notes=_BR_NOTES[:1] + [f"The paper's lambda grid is not given; odtlab uses {LAMBDAS}. The "
@@ -387,9 +389,9 @@ def _murtree_variants(number):
     columns.append(Column("time / CART", columns[0].run, "seconds", ref="cart", digits=1))
     rows = [_mt_row(r["Name"], r["D"], runs, _cells("", r)) for r in table]
     return TableSpec(f"murtree-table{number}", title,
-                     f"Demirovic et al. (JMLR 2022), Table {number}; briefs/murtree.md 8.{number + 2}",
+                     f"Demirovic et al. (JMLR 2022), Table {number}",
                      rows, columns, quick, time_limit=600 if number != 2 else 1800,
-                     notes=_MT_NOTES + (["Table 3's |F| column is corrupted in the text (briefs/murtree.md 8.2)."]
+                     notes=_MT_NOTES + (["Table 3's |F| column is corrupted in the text (docs/errata.md, MurTree M4)."]
                                         if number == 3 else []))
 
 
@@ -416,7 +418,7 @@ def _murtree_table4():
                 Column("time / CART", "x1", "seconds", ref="cart", digits=1)]
     quick = ["anneal d=4", "kr-vs-kp d=4", "heart-cleveland d=4"]
     return TableSpec("murtree-table4", "MurTree, Table 4: scalability in |D| (rows duplicated) and depth",
-                     "Demirovic et al. (JMLR 2022), Table 4; briefs/murtree.md 8.6", rows, columns, quick,
+                     "Demirovic et al. (JMLR 2022), Table 4", rows, columns, quick,
                      time_limit=600, figure=_scalability_figure,
                      notes=_MT_NOTES + ["The paper's seconds are rounded to integers, so its small ratios are "
                                         "coarse (1 s vs 2 s reads as 2x)."])
@@ -445,8 +447,8 @@ def _murtree_table5():
     quick = [f"{name} d={d}" for name in ("anneal", "hepatitis", "lymph", "primary-tumor", "tic-tac-toe", "vote")
              for d in (2, 3, 4)]
     return TableSpec("murtree-table5", "MurTree, Table 5: against DL8.5-style search, depths 2-5",
-                     "Demirovic et al. (JMLR 2022), Table 5; optima: MurTree README and peers brief 5; "
-                     "briefs/murtree.md 8.7", rows, columns, quick, time_limit=600,
+                     "Demirovic et al. (JMLR 2022), Table 5; optima: MurTree README and DL8.5 / "
+                     "STreeD runs", rows, columns, quick, time_limit=600,
                      notes=["Full trees (n = 2^d - 1 nodes) on the whole data set, 10-minute limit, as in the paper.",
                             "The paper prints times only; its DL8.5 is not a PyPI peer here, so the DL8.5-style peer "
                             "is STreeD (pystreed, same group's successor of MurTree with DL8.5's search); the "
@@ -460,7 +462,7 @@ def _murtree_table5():
 # -- Quant-BnB ------------------------------------------------------------------------------------
 
 _QB_NOTES = ["Data: the Quant-BnB repository's JSON files (min-max scaled, fixed train/test split); training "
-             "rows only. Sets not in the repository, or left out of shared/data for size, are marked."]
+             "rows only. Sets not in the repository, or not on this machine, are marked."]
 
 
 def _qb_data(name):
@@ -490,8 +492,8 @@ def _quantbnb_table2():
     columns += [Column(f"passes {b} / W1", b, "evaluations", ref="W1", digits=2) for b in ("W0", "W2")]
     columns += [Column("time W1 / CART", "W1", "seconds", ref="cart", digits=1)]
     return TableSpec("quantbnb-table2", "Quant-BnB, Table 2: lower bounds W0, W1, W2, L2 at depth 2",
-                     "Mazumder, Meng, Wang (ICML 2022), Table 2; briefs/quantbnb.md 5.5", rows, columns,
-                     ["bank (not in Table 2)", "raisin (not in Table 2)", "concrete (not in Table 2)"],
+                     "Mazumder, Meng, Wang (ICML 2022), Table 2", rows, columns,
+                     [f"{name} (not in Table 2)" for names in _QB_SHIPPED.values() for name in names],
                      time_limit=600, figure=_bounds_figure,
                      notes=_QB_NOTES + ["Only data sets with n >= 10^4 are in the paper's table; none of them is "
                                         "shipped, so the shipped sets are added as rows '(not in Table 2)' without "
@@ -523,8 +525,10 @@ def _quantbnb_table3():
                Column("time ConTree / Quant-BnB", "contree", "seconds", ref="qbnb", digits=2),
                Column("time Quant-BnB / CART", "qbnb", "seconds", ref="cart", digits=1)]
     return TableSpec("quantbnb-table3", "Quant-BnB, Table 3 (with Table 6's accuracies): optimal trees, depth 2 and 3",
-                     "Mazumder, Meng, Wang (ICML 2022), Tables 3 and 6; briefs/quantbnb.md 5.3, 5.6", rows, columns,
-                     ["bank d=2", "raisin d=2", "wilt d=2", "bank d=3", "wilt d=3", "bidding d=3"], time_limit=14400,
+                     "Mazumder, Meng, Wang (ICML 2022), Tables 3 and 6", rows, columns,
+                     # every shipped row Quant-BnB and ConTree solve in seconds (page d=3 and rice d=3 take minutes)
+                     ["bank d=2", "raisin d=2", "wilt d=2", "bidding d=2", "page d=2", "rice d=2", "segment d=2",
+                      "bank d=3", "raisin d=3", "wilt d=3", "bidding d=3", "segment d=3"], time_limit=14400,
                      quick_skip=("murtree",),
                      notes=_QB_NOTES + ["Objectives: Table 6 prints the optimal training accuracy (%), which Table 3's "
                                         "runs certify. MurTree runs on the equivalent binarisation (one 0/1 column "
@@ -551,8 +555,8 @@ def _quantbnb_table7():
                Column("time / depth-2 time", "qbnb", "seconds", "Quant-BnB", ref="d2", paper_ref="d2 time", digits=1),
                Column("time Quant-BnB / CART", "qbnb", "seconds", ref="cart", digits=1)]
     return TableSpec("quantbnb-table7", "Quant-BnB, Table 7: regression, depth 2 and 3",
-                     "Mazumder, Meng, Wang (ICML 2022), Table 7; briefs/quantbnb.md 5.8", rows, columns,
-                     ["concrete d=2", "fish d=2", "qsar d=2"], time_limit=14400,
+                     "Mazumder, Meng, Wang (ICML 2022), Table 7", rows, columns,
+                     [f"{name} d={d}" for name in ("concrete", "fish", "qsar") for d in (2, 3)], time_limit=14400,
                      notes=_QB_NOTES + ["The paper prints Quant-BnB's times and ORT's gaps only (no optimal losses), "
                                         "so nothing is scored; the depth-3 / depth-2 time ratio is comparable."])
 
@@ -561,7 +565,7 @@ def _quantbnb_table7():
 
 # The paper's "light" (8, 1, 1) and "full" (8, 8, 8) are, in odtlab's unit (the inner CART's max_leaf_nodes, as
 # in the reference code), (16, 1, 1) and (16, 16, 16): the paper's text says "16 candidate root splits", and
-# its operation counts fit 16 candidates per budget-8 state (briefs/dpdt.md pitfall 1; odtlab.solvers.dpdt).
+# its operation counts fit a 16-leaf inner CART (15 candidates) per budget-8 state (docs/errata.md, DPDT D2).
 _LIGHT, _FULL = [16, 1, 1], [16, 16, 16]
 _DPDT_METHODS = {  # run name -> (paper column, RunSpec)
     "opt": ("Quant-BnB (opt)", RunSpec("quantbnb", {"depth": 3})),
@@ -595,12 +599,12 @@ def _dpdt_table1(figure=False):
     name = "dpdt-figure-ops" if figure else "dpdt-table1"
     title = ("DPDT, operations vs accuracy (Table 1 as a figure)" if figure
              else "DPDT, Table 1: train accuracy and operations at depth 3")
-    return TableSpec(name, title, "Kohler, Akrour, Preux (KDD 2025), Table 1; briefs/dpdt.md 4.1", rows, columns,
+    return TableSpec(name, title, "Kohler, Akrour, Preux (KDD 2025), Table 1", rows, columns,
                      ["bank", "wilt", "bidding"], time_limit=3600, figure=_ops_figure,
                      notes=_QB_NOTES + ["light = the paper's (8, 1, 1), full = (8, 8, 8), run as candidates (16, 1, 1) "
                                         "and (16, 16, 16): odtlab counts the inner CART's max_leaf_nodes (the "
-                                        "reference code's unit), and the paper's counts fit 16 candidates per "
-                                        "budget-8 state (briefs/dpdt.md pitfall 1). Top-B = DPDT with the 'topb' "
+                                        "reference code's unit), and the paper's counts fit a 16-leaf inner CART "
+                                        "per budget-8 state (docs/errata.md, DPDT D2). Top-B = DPDT with the 'topb' "
                                         "generator. Operations: DPDT's counter in the paper's unit; CART: tree "
                                         "nodes; Quant-BnB: odtlab's stump-evaluation passes, whereas the paper does "
                                         "not define its Quant-BnB unit.",

@@ -1,14 +1,14 @@
 """Branches (Chaouki, Read, Bifet) on the search runtime: optimal multi-way trees for H_lambda.
 
-The kernel is :mod:`odtlab.core.branches`. This module holds the event kinds (brief §6.2), the
+The kernel is :mod:`odtlab.core.branches`. This module holds the event kinds (the steps of Section 4.2), the
 :class:`BranchesSolver` (state, growth, bounds, incumbent tree, captions with printable branch keys), the
 scikit-learn estimator :class:`BranchesClassifier` and the registry entry ``odtlab solve branches``.
 
 Objective (Section 3.1): H_lambda(T) = accuracy - lambda * splits, maximised. A split on feature i has one
 child per category 0..C_i-1; categories no training row has make empty leaves worth 0 that predict their
-parent's class (brief pitfall 7). Features with a single category are never split on: such a split makes a
-copy of its parent and costs lambda, so it is never optimal (brief §1.5, pitfall 8). A finished search is
-optimal (Thm 5.1); a stopped one returns the incumbent tree (brief §2.6 INFER_INCUMBENT, pitfall 13) with
+parent's class. Features with a single category are never split on: such a split makes a
+copy of its parent and costs lambda, so it is never optimal (Section 3.3). A finished search is
+optimal (Thm 5.1); a stopped one returns the incumbent tree (follow each branch's best-G split) with
 the certified gap R(Omega) - G(Omega).
 
 Ties are broken with exact integers (lambda = p / D, values in units of 1 / (n * D)), so iteration counts
@@ -19,7 +19,7 @@ Statistics (``Result.stats``, see :meth:`BranchesSolver.stats`): ``iterations``,
 root and every child evaluation of every expansion, re-evaluations included), ``memo_size``, ``expanded``,
 ``lazy_iterations``, ``root_G``, and ``seconds`` / ``peak_memory`` from the driver.
 
-Events (brief §6.2; one record each, lists as one event per element): Init, IterationStart, SelectStep
+Events (one record each, lists as one event per element): Init, IterationStart, SelectStep
 (+ SelectCandidate per open child), Selection (the path is the iteration's SelectStep nodes), ChildEvaluated,
 SplitScored, Expansion, BackpropStep (+ ChildClosed per child moved to the complete side), NodeCompleted,
 IterationEnd (the level-summary event, with Init and Terminated) and Terminated (emitted when the root
@@ -59,7 +59,7 @@ register_kind(kernels.EV_INIT, "Init", ALGORITHM,
               {"root": "node", "lam": "value", "n": "i0", "q": "i1", "K": "i2", "R": "upper", "G": "lower",
                "H": "f0", "P": "f1", "state": "flags"},
               "Init: root with n={n}, q={q}, K={K}, lambda={lam:g}: H={H:.6g}, R=max(H, 1-lambda)={R:.6g}",
-              "The root is evaluated before the loop (brief pitfall 6). state: 1 complete, 4 leaf optimal, "
+              "The root is evaluated before the loop (Appendix D.2). state: 1 complete, 4 leaf optimal, "
               "8 settled (H >= P - lambda).")
 register_kind(kernels.EV_ITERATION_START, "IterationStart", ALGORITHM,
               {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
@@ -169,8 +169,7 @@ def _parse_lambda(lam, max_depth):
     if p == 0 and float(lam) > 0:
         raise ValueError(f"lam={lam!r} is too small for the exact ratio (denominator <= 10**6)")
     if p == 0 and max_depth is None:
-        raise ValueError("lam = 0 needs a max_depth: without a split penalty every useful split ties "
-                         "(Branches brief, pitfall 10)")
+        raise ValueError("lam = 0 needs a max_depth: without a split penalty every useful split ties")
     return p, q
 
 
@@ -351,7 +350,7 @@ class BranchesSolver(Solver):
         return Fraction(int(self._best[0]), unit), Fraction(int(self.ND[0, kernels.D_R]), unit)
 
     def incumbent(self):
-        """The incumbent tree (INFER_INCUMBENT of brief §2.6: follow each branch's best-G split); optimal
+        """The incumbent tree (follow each branch's best-G split from the root); optimal
         once the search is finished. Its recomputed H_lambda equals the lower bound."""
         value, struct = self._best
         if self._tree_cache[0] is not struct:
@@ -362,16 +361,15 @@ class BranchesSolver(Solver):
         """The search's counters.
 
         * ``iterations`` (added by the driver): Selection + Expansion + Backpropagation rounds, lazy-completion
-          iterations included (brief pitfall 5); iteration k is the k-th, from 1.
+          iterations included (as the paper's counts); iteration k is the k-th, from 1.
         * ``evaluations``: branch evaluations, i.e. class counts computed from the data: 1 for the root
-          (evaluated before the loop, brief pitfall 6), plus, at every expansion, one per child that is not an
+          (evaluated before the loop), plus, at every expansion, one per child that is not an
           expanded branch of the memo. Settled and not-yet-expanded children are kept inline in their
           parent's record, not in the memo, so a child evaluated before through another parent is evaluated,
           and counted, again (a re-evaluation); a child that is an expanded branch is a memo hit and is not
           counted. This is the per-expansion count of Thm 5.2 (C_i evaluations per split action); the number
           of distinct branches evaluated is smaller (a memo of every evaluated branch, as in the authors'
-          code, counts each once: monk1-o has 844 evaluations here, 481 in the Branches brief's
-          reproduction, §5.8).
+          code, counts each once; monk1-o has 844 evaluations here).
         * ``memo_size``: stored branches: the root and every expanded branch (the root is expanded by the
           first iteration, so ``memo_size == expanded`` once any iteration ran).
         * ``expanded``: expansions done (one per non-lazy iteration).

@@ -24,12 +24,12 @@ with two non-empty sides, each one a Bellman backup unless a duplicate), ``state
 :mod:`odtlab.core.dpdt`; (8, 1, 1) in the reference code's unit gives 7 root candidates and about 45 candidates
 (at most 141 CART nodes).
 
-Budgets (brief pitfalls 1-2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
+Budgets (docs/errata.md, DPDT D2): ``candidates=(B_0, B_1, ...)`` gives the budget at depth d; depths beyond the
 list are greedy (one candidate, CART's split). With ``budget="leaves"`` (default, the reference code) B_d is
 the inner CART's ``max_leaf_nodes`` and a state gets at most B_d - 1 candidates; with ``budget="splits"`` it
 gets at most B_d. Top-B returns that many best-impurity cuts.
 
-The regularisation path: the kernel keeps, per state, the value V(s) as a function of alpha (brief §2.4), so
+The regularisation path: the kernel keeps, per state, the value V(s) as a function of alpha (Prop. 4.1), so
 one search gives every alpha at which the optimal tree changes and the tree on each interval
 (:meth:`DPDTSolver.path`, :meth:`DPDTClassifier.get_pareto_front`). At a breakpoint the simpler tree is
 returned (the path's right limit).
@@ -79,7 +79,7 @@ register_kind(kernels.EV_BACKUP, "BellmanBackup", ALGORITHM,
 register_kind(kernels.EV_STATE_SOLVED, "StateSolved", ALGORITHM,
               {"state": "node", "parent_state": "parent", "V": "value", "action": "i0", "pieces": "i1",
                "leaf_class": "i2", "Q_leaf": "f0", "threshold": "f1", "n_candidates": "flags"},
-              "State {state} solved: V = {V:.6g}, action {action} (-1 leaf), Q(leaf) = {Q_leaf:.6g}",
+              "State {state} solved: V = {V:.6g}, best action {action}, Q(leaf) = {Q_leaf:.6g}",
               "V(s) = max_a Q(s, a) and pi(s) = argmax at the search's alpha; pieces = number of trees on the "
               "state's regularisation path.")
 register_kind(kernels.EV_POLICY, "PolicyExtracted", ALGORITHM,
@@ -483,6 +483,15 @@ class DPDTSolver(Solver):
     def describe(self, event):
         if event.name == "CandidateSplit":
             return event.caption(self.feature_names) + f" from {GENERATOR_NAMES[int(event.generator)]}"
+        if event.name == "StateSolved":  # name the best action: the leaf, or the candidate split with its test
+            action = int(event.action)
+            if action < 0:
+                best = "the leaf"
+            else:
+                f = int(self.CI[action, kernels.K_FEAT])
+                name = self.feature_names[f] if self.feature_names is not None else f"x{f}"
+                best = f"candidate {action} ({name} <= {float(self.CF[action, kernels.KF_THR]):.6g})"
+            return event.caption(self.feature_names).replace(f"best action {action},", f"best action {best},", 1)
         if event.name == "BellmanBackup":
             thr = float(self.CF[int(event.candidate), kernels.KF_THR])
             return event.caption(self.feature_names).replace("split on ", "split ", 1).replace(

@@ -2,16 +2,15 @@
 
 The kernels are :mod:`odtlab.core.quantbnb`. This module prepares the data (distinct-value ranks and
 presorted orders per feature, constant features dropped, regression targets centred), starts from a
-greedy tree (CART's top split or splits with the best stumps below; its loss is the first U, brief
-pitfall 13), and provides the :class:`~odtlab.search.Solver`, the estimators
+greedy tree (CART's top split or splits with the best stumps below; its loss is the first U), and provides the :class:`~odtlab.search.Solver`, the estimators
 :class:`QuantBnBClassifier` (0-1 loss, any number of classes) and :class:`QuantBnBRegressor` (squared
 error, multi-output), and the registry entries ``odtlab solve quantbnb`` / ``quantbnb-regressor``.
 
 One search iteration (the unit of ``Search.run(max_iterations=...)``) processes one alive tuple.
 The paper's iteration of Algorithm 1 (one sweep over the alive list AL^(k)) is a *round*: the stats
 report ``rounds``, ``alive_per_round`` (tuples alive when each round starts) and
-``triples_per_round`` (depth 2: sum of (b - a + 1) |F1| |F2|, the trees counted as in brief pitfall
-21; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
+``triples_per_round`` (depth 2: sum of (b - a + 1) |F1| |F2|, the trees of a tuple, which the
+paper leaves undefined; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
 gives the stump losses L1 (eq. 6) of every set of one tuple at once.
 """
 import warnings
@@ -87,7 +86,7 @@ def _argsort_rows(XT):
 
 
 def prepare(X):
-    """Ranks and presorted orders per feature (brief §1.2), with constant features dropped.
+    """Ranks and presorted orders per feature (§2.3), with constant features dropped.
 
     Returns ``(kept, values, rank, order)``: the indices of the non-constant columns, their sorted
     distinct values, ``rank[f, i]`` in 1..u(f) and ``order[f]`` (rows sorted by feature f). One sort
@@ -109,10 +108,10 @@ class QuantBnBSolver(Solver):
     """State of one Quant-BnB search: the data in ranks, the alive tuples, U and the incumbent history.
 
     ``lower_bound`` is W0, W1 (W1,s' with s' = floor(sprime_ratio * n * s / (b - a)), the paper's
-    default) or W2 (brief §2.3); at depth 3 it is the bound of the inner depth-2 solves.
+    default) or W2 (eq. 10, §3.2); at depth 3 it is the bound of the inner depth-2 solves.
     ``keep_ties`` keeps a child feature whose bound equals U (Proposition 4.1 as printed, every optimal
     tree survives); by default ties are pruned, which is faster and still returns an optimal tree.
-    ``initial`` is the first incumbent (brief pitfall 13): "greedy" (the default: CART's root split, at
+    ``initial`` is the first incumbent (the U of Algorithm 1, which the paper leaves open): "greedy" (the default: CART's root split, at
     depth 3 also its second level, with the best stumps of the training loss below, computed in ranks by
     ``core.quantbnb.greedy2`` / ``greedy3`` without sorting; its loss is at most that of the CART tree
     of the same depth whenever both choose the same splits), "cart" (the CART tree of the same depth)
@@ -147,7 +146,7 @@ class QuantBnBSolver(Solver):
         dropped = [j for j in range(X.shape[1]) if j not in set(self.kept)]
         if dropped:
             names = [feature_names[j] if feature_names is not None else f"x{j}" for j in dropped]
-            warnings.warn(f"Quant-BnB drops constant feature(s) {', '.join(names)} (brief pitfall 15)",
+            warnings.warn(f"Quant-BnB drops constant feature(s) {', '.join(names)} (a constant feature has no threshold)",
                           UserWarning, stacklevel=3)
         self.dropped = dropped
         self.cls = task == "classification"
@@ -160,7 +159,7 @@ class QuantBnBSolver(Solver):
         else:
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
-            Yc = np.ascontiguousarray(self.Y - self.Y.mean(axis=0))  # pitfall 10: centred targets
+            Yc = np.ascontiguousarray(self.Y - self.Y.mean(axis=0))  # centred targets (floating-point accuracy)
             K = 1
             scale = float((Yc ** 2).sum())
         yk = self.y if self.cls else np.zeros(n, np.int64)
@@ -422,7 +421,7 @@ class QuantBnBSolver(Solver):
 def _drop_empty(node, X, rows):
     """Replace every split that sends all of its training rows to one side by that side's subtree.
 
-    Degenerate thresholds (rank 0 or u(f), brief pitfall 7) and splits that separate nothing at their
+    Degenerate thresholds (rank 0 or u(f), which send every row one way) and splits that separate nothing at their
     node route the training rows exactly as their non-empty child does, so the loss is unchanged.
     """
     if node.get("leaf"):

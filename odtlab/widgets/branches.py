@@ -2,15 +2,15 @@
 
 Branches (Chaouki, Read, Bifet) is an AO*-style search: branches are OR nodes (choose an action: stop
 with a leaf, or split on one unused feature) and splits are AND nodes (every child branch must be
-solved). The graph view draws the *best partial solution* that Selection follows (brief §2.3): from the
+solved). The graph view draws the *best partial solution* that Selection follows (Section 4.2): from the
 root, each expanded branch through its split with the highest Q (the top of its heap) to all its
-children; coloured by status: evaluated only, visited (expanded, still open), complete (R = R*) and
+children, and under each branch every other split it has scored, with its Q; coloured by status: evaluated only, visited (expanded, still open), complete (R = R*) and
 settled at birth (errors <= lambda n, a leaf that is never split). The Q panel lists the actions of the
 current branch: the leaf value H(l) and Q(l, i) = -lambda + sum of the children's R (Eqs. 5-6).
 
 Events name a branch by its memo id, or (for a child kept out of the memo) by its parent, feature and
 category; the widgets key branches by their tests, ``((feature, category), ...)`` sorted, which is the
-branch itself (brief §1.2), so the same branch met through two parents is one node of the fold.
+branch itself (Section 3), so the same branch met through two parents is one node of the fold.
 """
 from collections import namedtuple
 
@@ -18,8 +18,9 @@ import numpy as np
 
 from odtlab.widgets.recording import F0, F1, FEATURE, FLAGS, I0, I1, KIND, LOWER, NODE, PARENT, UPPER, VALUE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
-from odtlab.widgets.svg import (GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, bar_rows, escape, fmt, legend, panel,
-                                svg_open, text)
+from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, bar_rows, escape, fmt, legend, panel
+from odtlab.widgets.svg import UPPER as BOUND_COLOUR
+from odtlab.widgets.svg import svg_open, text
 from odtlab.widgets.trees import window
 from odtlab.widgets.views import View
 
@@ -284,10 +285,46 @@ def _status(info):
     return "visited" if info.expanded else "evaluated"
 
 
+ALT_H, ALT_GAP, ALT_FONT = 18, 4, 11  # the pills of the splits a branch scored but does not follow
+
+
+def _alternatives(state, key, followed):
+    """The splits branch ``key`` has scored other than the followed one, best Q first."""
+    return sorted((f for f in state.scored.get(key, ()) if f != followed), key=lambda f: -state.Q[(key, f)])
+
+
+def _flow(labels, width, gap=16):
+    """Rows of pills within ``width`` px around a free central strip ``gap`` px wide (where the edge to the
+    followed split runs): [(row, x offset from the centre, pill width)] and the row count. In each row the
+    first half of the pills sits left of the strip, the rest right of it."""
+    rows, x = [[]], 0.0
+    for i, label in enumerate(labels):
+        w = 6.6 * len(label) + 12
+        if rows[-1] and x + w > width - gap:
+            rows.append([])
+            x = 0.0
+        rows[-1].append((i, w))
+        x += w + ALT_GAP
+    out = [None] * len(labels)
+    for r, row in enumerate(rows):
+        n_left = len(row) // 2
+        x = -gap / 2
+        for i, w in reversed(row[:n_left]):
+            x -= w
+            out[i] = (r, x, w)
+            x -= ALT_GAP
+        x = gap / 2
+        for i, w in row[n_left:]:
+            out[i] = (r, x, w)
+            x += w + ALT_GAP
+    return out, (len(rows) if labels else 0)
+
+
 @register_graph(ALGORITHM, title="Branches: AND/OR graph (best partial solution)",
                 note="OR nodes are branches (stop, or choose a split); AND nodes are splits (every child must be "
-                     "solved). Each visited branch shows its split with the highest Q, as Selection follows it; "
-                     "orange: this iteration's path, thick: the current branch; ⋯: more below.")
+                     "solved). Each visited branch shows every split it has scored with its Q: the one with the "
+                     "highest Q, which Selection follows, with its children; the others in grey just below the "
+                     "branch. Orange: this iteration's path, thick: the current branch; ⋯: more below.")
 def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
     """SVG of Branches' best partial solution graph at the frame (see the module docstring)."""
     solver = frame.solver
@@ -298,38 +335,63 @@ def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
     focus = drawn[-1] if drawn else ROOT
     root, depth = window(source, focus, max_leaves)
     # layout: leaves on consecutive slots, parents centred over their children
-    pos, order = {}, []
+    pos, order, span = {}, [], {}
     slot = [0]
 
     def place(key, d):
         kids = source.kids(key) if d < depth else []
         order.append((key, d, kids))
+        first = slot[0]
         if not kids:
             pos[key] = (slot[0], d)
             slot[0] += 1
-            return
-        for c in kids:
-            place(c, d + 1)
-        pos[key] = ((pos[kids[0]][0] + pos[kids[-1]][0]) / 2, d)
+        else:
+            for c in kids:
+                place(c, d + 1)
+            pos[key] = ((pos[kids[0]][0] + pos[kids[-1]][0]) / 2, d)
+        span[key] = slot[0] - first
 
     place(root, 0)
     pad, top = 12, 16
     step = box_w + 14
+
+    def alt_label(key, f):
+        return f"{solver.feature_name(f)} Q {fmt(state.Q[(key, f)], 3)}"
+
+    # the scored, not followed splits of each branch, as rows of pills within its slots
+    alts, rows_at = {}, [0] * (depth + 1)
+    for key, d, _ in order:
+        labels = [(f, alt_label(key, f)) for f in _alternatives(state, key, source.split_of(key))]
+        flow, n_rows = _flow([label for _, label in labels], max(span[key], 1) * step - 10)
+        alts[key] = [(f, label, *cell) for (f, label), cell in zip(labels, flow)]
+        rows_at[d] = max(rows_at[d], n_rows)
+    alt_h = [r * (ALT_H + ALT_GAP) + (ALT_GAP if r else 0) for r in rows_at]
+    level_y = [top]
+    for d in range(depth):
+        level_y.append(level_y[-1] + level_h + alt_h[d])
     W = max(int(slot[0] * step + 2 * pad), 780)
-    H = int(top + depth * level_h + box_h + 64)
+    H = int(level_y[depth] + box_h + alt_h[depth] + 86)
     path = set(state.path)
 
     def xy(key):
         x, d = pos[key]
-        return pad + x * step + step / 2, top + d * level_h
+        return pad + x * step + step / 2, level_y[d]
 
-    parts = [svg_open(W, H, current=branch_label(solver, state.current), nodes=len(order))]
+    parts = [svg_open(W, H, current=branch_label(solver, state.current), nodes=len(order),
+                      scored=sum(len(state.scored.get(key, ())) for key, _, _ in order))]
     for key, d, kids in order:  # AND nodes and edges first
+        px, py = xy(key)
+        for f, label, row, dx, w in alts[key]:
+            x0 = px + dx
+            y0 = py + box_h + ALT_GAP + row * (ALT_H + ALT_GAP)
+            parts.append(f'<g class="and-scored"><rect x="{x0:.1f}" y="{y0:.1f}" width="{w:.1f}" height="{ALT_H}" '
+                         f'rx="9" fill="#FFFFFF" stroke="{GREY}" stroke-width="1" />'
+                         + text(x0 + w / 2, y0 + 13, label, ALT_FONT, "middle", fill=MUTED) + "</g>")
         if not kids:
             continue
         f = source.split_of(key)
-        px, py = xy(key)
-        ay = py + box_h + (level_h - box_h) / 2 - 6
+        below = py + box_h + alt_h[d]
+        ay = below + (level_h - box_h) / 2 - 6
         on_path = key in path and any(c in path for c in kids)
         for c in kids:
             cx, cy = xy(c)
@@ -371,7 +433,10 @@ def and_or_graph(frame, max_leaves=9, box_w=124, box_h=42, level_h=112):
                      + text(x, y + 17, last[:17], 13, "middle", weight="bold")
                      + text(x, y + 34, value + cut, 12, "middle") + "</g>")
     parts.append(legend([(label, {"fill": fill, "opacity": opacity}) for fill, opacity, label in STATUS.values()],
-                        pad, H - 18))
+                        pad, H - 38))
+    parts.append(legend([("the split Selection follows (highest Q)", {"shape": "pill", "fill": "#F4F4F4"}),
+                         ("a split scored, not followed", {"shape": "pill", "fill": "#FFFFFF", "stroke": GREY})],
+                        pad, H - 16))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -402,24 +467,36 @@ class QValuePanel(View):
         status = STATUS[_status(info)][2] if info is not None else "not evaluated yet"
         if info is not None and not info.expanded and state.scored.get(key):
             status = "being expanded"
+        bound = info.R if info is not None and np.isfinite(info.R) else None
         head = f"Branch {branch_label(solver, key)}"
-        sub = (f"{status}; R = {fmt(info.R, 5)}, G = {fmt(info.G, 5)}" if info is not None else status)
+        sub = (f"{status}; bound R(l) = {fmt(info.R, 5)} (dashed), G = {fmt(info.G, 5)}" if info is not None
+               else status)
         shown = rows[:self.max_rows]
-        H = 58 + 26 * max(len(shown), 1) + (18 if len(rows) > len(shown) else 0)
-        parts = [svg_open(W, H, branch=branch_label(solver, key), actions=len(rows)),
+        y0 = 66
+        H = y0 + 4 + 26 * max(len(shown), 1) + (18 if len(rows) > len(shown) else 0)
+        parts = [svg_open(W, H, branch=branch_label(solver, key), actions=len(rows),
+                          bound="" if bound is None else f"{bound:.6g}"),
                  text(10, 20, head[:60], 14, weight="bold"), text(10, 40, sub, 13, fill=MUTED)]
         if not shown:
-            parts.append(text(10, 72, "No action scored yet: the branch is expanded when Selection ends on it.", 13))
+            parts.append(text(10, y0 + 18, "No action scored yet: the branch is expanded when Selection ends on it.",
+                              13))
         else:
             values = np.array([v for _, v, _ in shown], dtype=np.float64)
             lo = min(0.0, float(np.nanmin(values)))
-            hi = float(np.nanmax(values))
+            hi = max(float(np.nanmax(values)), bound if bound is not None else -np.inf)
             best = int(np.nanargmax(values))
+            x0, x1 = 130, W - 70
+            scale = hi - lo if hi > lo else 1.0
+            if bound is not None:  # the reference line: the branch's current bound R(l) on the bars' scale
+                x = x0 + (x1 - x0) * (bound - lo) / scale
+                parts.append(f'<line class="bound" x1="{x:.1f}" x2="{x:.1f}" y1="{y0 - 8}" '
+                             f'y2="{y0 + 26 * len(shown) - 4}" stroke="{BOUND_COLOUR}" stroke-width="2" '
+                             f'stroke-dasharray="5,3" />' + text(x, y0 - 11, "R(l)", 11, "middle", fill=BOUND_COLOUR))
             parts.append(bar_rows([(label, value - lo, HIGHLIGHT if r == best else (GREY if f < 0 else SKY),
                                     0.9 if r == best else 0.6, fmt(value, 5),
                                     info is not None and f >= 0 and f == info.top)
                                    for r, (label, value, f) in enumerate(shown)],
-                                  130, W - 70, 54, hi - lo if hi > lo else 1.0))
+                                  x0, x1, y0, scale))
             if len(rows) > len(shown):
                 parts.append(text(10, H - 6, f"… {len(rows) - len(shown)} more splits", 12, fill=MUTED))
         parts.append("</svg>")
@@ -427,4 +504,5 @@ class QValuePanel(View):
 
     def render(self, frame):
         return panel(self.title, self.svg(frame), "H(l): accuracy of a leaf at l; Q(l, i) = −λ + Σ R(children) "
-                                                   "(Eqs. 5–6); bold: the top of the branch's heap")
+                                                   "(Eqs. 5–6); bold: the top of the branch's heap; dashed: the "
+                                                   "branch's current bound R(l)")

@@ -217,15 +217,17 @@ class ActionValuePanel(View):
                       fill=MUTED)]
         qs = np.array([q for _, q, _, _ in rows], dtype=np.float64)
         ok = np.isfinite(qs)
-        worst = max(float(-qs[ok].min()), 1e-12) if ok.any() else 1.0
-        # bar = the loss -Q: the shortest bar is the best action
-        parts.append(bar_rows([(label, -q, HIGHLIGHT if chosen else SKY, 0.9 if chosen else 0.6,
+        # bar = Q above a base a little below the worst action's Q: the longest bar is the best action
+        best, worst = (float(qs[ok].max()), float(qs[ok].min())) if ok.any() else (0.0, 0.0)
+        base = worst - (0.25 * (best - worst) if best > worst else max(abs(worst), 1.0))
+        parts.append(bar_rows([(label, q - base, HIGHLIGHT if chosen else SKY, 0.9 if chosen else 0.6,
                                 f"Q = {fmt(q, 4)}" if np.isfinite(q) else "not backed up yet", chosen)
-                               for label, q, _, chosen in rows], 205, W - 100, 52, worst, label_size=12,
+                               for label, q, _, chosen in rows], 205, W - 100, 52, best - base, label_size=12,
                               label_chars=27))
         parts.append("</svg>")
         return "".join(parts)
 
     def render(self, frame):
-        return panel(self.title, self.svg(frame), "bar: the loss −Q(s, a) of each action (shorter is better); "
-                                                  "orange: the state's best action")
+        return panel(self.title, self.svg(frame), "bar: Q(s, a) of each action, measured from a base below the "
+                                                  "worst action's Q (longer is better); orange: the state's best "
+                                                  "action")

@@ -1,7 +1,7 @@
 """The step-through player: Play / Pause, Step, Back, Run to end, speed, a slider over events, a filter
 by event kind, a caption in the paper's words, and the views of :mod:`odtlab.widgets.views`.
 
-Design (odtlab brief on notebooks and widgets, §4): ``Play`` is ``jslink``-ed to an ``IntSlider`` (smooth,
+Design: ``Play`` is ``jslink``-ed to an ``IntSlider`` (smooth,
 in the browser); the kernel observes the *slider* and sets ``HTML.value`` of every view from a pure render
 function of the frame. No ``Output`` widget and no matplotlib redraw, so nothing leaks into cell output
 and nothing flickers. Events come from ``search.steps()`` lazily: the player records ahead of the slider
