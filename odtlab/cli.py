@@ -4,7 +4,7 @@
 
     odtlab data list [--json] [--collection C] [--available]
     odtlab data info NAME [--json]
-    odtlab data fetch NAME [--mirror URL] [--dest DIR] [--force] [--no-verify]
+    odtlab data fetch [NAME|COLLECTION/ ...] [--all] [--chapters [--notebooks DIR]] [--mirror URL] [--dest DIR] [--force]
     odtlab solve ...            (added by odtlab.solvers.add_solve_command)
 
 Every sub-command stores its handler with ``set_defaults(handler=...)``: ``handler(args) -> int``
@@ -21,8 +21,8 @@ import sys
 
 from odtlab import datasets
 
-_LIST_COLUMNS = ("name", "kind", "task", "n", "n_test", "n_features", "n_classes", "available")
-_HEADERS = {"n_test": "test", "n_features": "features", "n_classes": "classes"}
+_LIST_COLUMNS = ("name", "kind", "task", "n", "n_test", "n_features", "n_classes", "on_disk")
+_HEADERS = {"n_test": "test", "n_features": "features", "n_classes": "classes", "on_disk": "on disk"}
 
 
 def _fmt(v):
@@ -36,7 +36,7 @@ def _fmt(v):
 def _data_list(args) -> int:
     rows = [datasets.info(n) for n in datasets.names(args.collection, available_only=args.available)]
     if args.json:
-        print(json.dumps([{k: r.get(k) for k in _LIST_COLUMNS + ("collection", "path", "url")}
+        print(json.dumps([{k: r.get(k) for k in _LIST_COLUMNS + ("available", "collection", "path", "url")}
                           for r in rows], indent=1))
         return 0
     table = [[_HEADERS.get(c, c) for c in _LIST_COLUMNS]]
@@ -60,9 +60,23 @@ def _data_info(args) -> int:
 
 
 def _data_fetch(args) -> int:
-    path = datasets.fetch(args.name, mirror=args.mirror, dest=args.dest, force=args.force,
-                          verify=not args.no_verify)
-    print(path)
+    specs = list(args.names)
+    if args.all:
+        specs += datasets.collections()[:-2]  # the file-backed collections (not sklearn/, gen/)
+    if args.chapters:
+        specs += datasets.chapter_datasets(args.notebooks)
+    if not specs:
+        print("odtlab data fetch: error: give data set names, a collection (dl/), --all or --chapters",
+              file=sys.stderr)
+        return 2
+    if len(specs) == 1 and "/" in specs[0] and not specs[0].endswith("/"):
+        print(datasets.fetch(specs[0], mirror=args.mirror, dest=args.dest, force=args.force))
+        return 0
+    on_disk = {n for n in datasets.expand(specs) if args.dest is None and datasets.info(n)["on_disk"]}
+    paths = datasets.fetch_many(specs, mirror=args.mirror, dest=args.dest, force=args.force)
+    fetched = len(paths) if args.force else len(set(paths) - on_disk)
+    print(f"odtlab: {len(paths)} data sets ready ({fetched} downloaded into "
+          f"{args.dest or datasets.cache_dir()})")
     return 0
 
 
@@ -75,7 +89,8 @@ def _add_data_command(subparsers):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--collection", metavar="C", default=None,
                    help="only this collection (dl, branches, quantbnb, gosdt, sklearn, gen)")
-    p.add_argument("--available", action="store_true", help="only data sets that can be loaded now")
+    p.add_argument("--available", action="store_true",
+                   help="only data sets that can be loaded now (on disk, or downloadable unless ODTLAB_OFFLINE=1)")
     p.set_defaults(handler=_data_list)
 
     p = sub.add_parser("info", help="show what is known about one data set (without loading it)")
@@ -83,16 +98,23 @@ def _add_data_command(subparsers):
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_data_info)
 
-    p = sub.add_parser("fetch", help="download a data file and check its sha256")
-    p.add_argument("name", metavar="NAME")
+    p = sub.add_parser("fetch", help="download data files and check their sha256",
+                       description="Download data files into the user cache (ODTLAB_CACHE, default "
+                                   "~/.cache/odtlab/data) and check their sha256; files already on the data "
+                                   "path (ODTLAB_DATA or the cache) are kept.")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="data set names (dl/anneal) or collections (dl/, branches/, quantbnb/, gosdt/)")
+    p.add_argument("--all", action="store_true", help="every file-backed data set")
+    p.add_argument("--chapters", action="store_true",
+                   help="every data set the notebook chapters use (derived from their sources)")
+    p.add_argument("--notebooks", metavar="DIR", default=None,
+                   help="with --chapters: the folder of the chapters (default: the checkout's notebooks/)")
     p.add_argument("--mirror", metavar="URL", default=None,
                    help="base URL serving the manifest's relative paths (default: env ODTLAB_MIRROR, "
                         "else the public source URL)")
     p.add_argument("--dest", metavar="DIR", default=None,
                    help="install under DIR instead of the user cache")
     p.add_argument("--force", action="store_true", help="download again even if a valid copy exists")
-    p.add_argument("--no-verify", action="store_true",
-                   help="allow a file for which the manifest records no sha256")
     p.set_defaults(handler=_data_fetch)
     data.set_defaults(handler=lambda args: _usage(data))
 
