@@ -132,7 +132,8 @@ assert (first.alive, first.triples) == (4, 153 + 9)
 # %% [markdown]
 # ## 2. Bounds
 #
-# Fix $\phi = (f_0, [a, b], f_1, f_2)$ with single child features (the paper's $\Phi$, eq. 8) and write $\mathcal I_{[a,b]}$ for the rows with $a < r_{f_0} \le b$.
+# Fix $\phi = (f_0, [a, b], f_1, f_2)$ with single child features (the paper's $\Phi$, eq. 8) and write
+# $\mathcal I_{[a,b]}$ for the rows with $a < r_{f_0} \le b$.
 # The rows split into three blocks: $\mathcal I_{[0,a]}$ go left for every root threshold in $[a, b]$,
 # $\mathcal I_{[b,u]}$ go right for every one, and the **middle** $\mathcal I_{[a,b]}$ go either way. The exact
 # value is
