@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from odtlab import events as ev
+from odtlab import events as ev, warmup
 from odtlab.core import events as core
 
 STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
@@ -209,7 +209,8 @@ class Search:
     def run(self, time_limit=None, max_iterations=None, memory_limit=None, progress=False):
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
-        ``time_limit`` (seconds) and ``max_iterations`` count from this call; ``memory_limit`` (bytes)
+        ``time_limit`` (seconds) and ``max_iterations`` count from this call, after the kernel is compiled
+        (one line on stderr says when that happens; :mod:`odtlab.warmup`); ``memory_limit`` (bytes)
         caps the search state. Ctrl-C stops between kernel calls. Nothing is lost on a stop: the
         result holds the incumbent tree and certified bounds, and ``run()`` again resumes.
         """
@@ -217,6 +218,7 @@ class Search:
                             ("memory_limit", memory_limit)):
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
+        warmup.compile_kernel(self.solver, self.record, self._buffer)  # before the clock: the limit is the search's
         start = time.perf_counter()
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
         bar = _progress_bar(progress, self.solver)
@@ -329,7 +331,7 @@ def _progress_bar(progress, solver):
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(desc=solver.name, unit=" it", leave=True)
+    return tqdm(desc=solver.name, unit=" it", leave=True, delay=1.0)  # shown only past a second
 
 
 def _update_bar(bar, solver):

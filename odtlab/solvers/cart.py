@@ -223,3 +223,5 @@ class CARTRegressor(TreeRegressorMixin, _CARTParams):
 
 register(SolverSpec("cart", CARTClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
                     "CART (Gini), the greedy baseline"))
+register(SolverSpec("cart-regressor", CARTRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
+                    "CART regression tree (squared error), the greedy baseline"))

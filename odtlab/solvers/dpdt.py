@@ -591,3 +591,5 @@ class DPDTRegressor(TreeRegressorMixin, _DPDTParams):
 
 register(SolverSpec("dpdt", DPDTClassifier, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},
                     "DPDT: dynamic programming over CART-generated candidate splits"))
+register(SolverSpec("dpdt-regressor", DPDTRegressor, {"depth": "max_depth", "alpha": "alpha", "time_limit": "time_limit"},
+                    "DPDT regression tree (squared error) over CART-generated candidate splits"))
