@@ -9,7 +9,7 @@
     odtlab solve ALGO DATASET|FILE.csv [--target COLUMN] [--depth D ...] [--json] [--progress]
     odtlab solve --list
     odtlab warmup [ALGO ...]
-    odtlab tour [CHAPTER ...] [--path FOLDER]
+    odtlab tour [PATH] [CHAPTER ...]
     odtlab reproduce TABLE [--quick] ...
 
 Every sub-command stores its handler with ``set_defaults(handler=...)``: ``handler(args) -> int``
@@ -28,6 +28,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import sys
 
 
@@ -44,6 +45,18 @@ def _lazy_module(name):
 
 
 datasets = _lazy_module("odtlab.datasets")
+
+
+def command(name="odtlab"):
+    """How the user's shell runs ``name`` from this environment: the bare name when it is on PATH (an
+    activated environment), else its path relative to the current folder (``.venv/bin/odtlab`` after
+    ``make``), for messages that tell the user what to run."""
+    script = os.path.join(os.path.dirname(sys.executable), name)
+    found = shutil.which(name)
+    if found and os.path.realpath(found) == os.path.realpath(script):
+        return name
+    relative = os.path.relpath(script)
+    return relative if not relative.startswith("..") else script
 
 _LIST_COLUMNS = ("name", "kind", "task", "n", "n_test", "n_features", "n_classes", "available")
 _HEADERS = {"n_test": "test", "n_features": "features", "n_classes": "classes"}
@@ -265,16 +278,19 @@ def _add_warmup_command(subparsers):
 def _add_tour_command(subparsers):
     p = subparsers.add_parser("tour", help="run every chapter headless and report each one",
                               description="Run the chapters in a fresh kernel each, printing one line per "
-                                          "chapter. Looks in --path, else ./notebooks, else the checkout "
-                                          "odtlab is installed from.")
-    p.add_argument("chapters", nargs="*", help="chapter name prefixes, e.g. 00 03 (default: all)")
-    p.add_argument("--path", metavar="FOLDER", default=None, help="the folder holding the chapter notebooks")
+                                          "chapter as it ends. The chapters are found in PATH if given, else "
+                                          "in ./notebooks, else in the checkout odtlab is installed from.")
+    p.add_argument("items", nargs="*", metavar="PATH|CHAPTER",
+                   help="a folder holding the chapter notebooks, and/or chapter name prefixes, e.g. 00 03")
 
     def run(args):
         from odtlab import tour
 
-        folder = tour.find_chapters(args.path)
-        return 1 if tour.run(args.chapters, folder) else 0
+        folders = [a for a in args.items if os.path.isdir(a)]
+        if len(folders) > 1:
+            raise UsageError(f"give one chapter folder, not {len(folders)}: {', '.join(folders)}")
+        names = [a for a in args.items if a not in folders]
+        return 1 if tour.run(names, folders[0] if folders else None) else 0
 
     p.set_defaults(handler=run)
 

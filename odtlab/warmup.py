@@ -106,8 +106,10 @@ def compile_kernel(solver, record, buffer):
 
 # -- odtlab warmup ------------------------------------------------------------------------------------
 
-def _tiny_problem(estimator, seed=0):
-    """A 24-row problem of the estimator's input kind (numeric, binary, categorical) and task."""
+def _tiny_problem(estimator, order="C", seed=0):
+    """A 24-row problem of the estimator's input kind (numeric, binary, categorical) and task, with X in
+    memory order ``order``: numba compiles a function once per array layout, and a pandas frame or a
+    transposed array reaches the helpers as Fortran-ordered (``"F"``), a fresh numpy array as ``"C"``."""
     rng = np.random.default_rng(seed)
     n, p = 24, 3
     kind = getattr(estimator, "_input", "numeric")
@@ -121,13 +123,14 @@ def _tiny_problem(estimator, seed=0):
         y = rng.integers(0, 3, size=n)
     else:
         y = rng.normal(size=n)
-    return X, y
+    return np.asarray(X, order=order), y
 
 
 def plan(algorithms=None):
-    """The warm-up steps ``[(label, estimator, record level or None for fit + predict)]`` for the registered
-    algorithms (all, or the names in ``algorithms``): each variant of the registry, at every record level,
-    then one fit and predict (the estimator's own helpers)."""
+    """The warm-up steps ``[(label, estimator, record level or None for fit + predict, memory order of X)]``
+    for the registered algorithms (all, or the names in ``algorithms``): each variant of the registry, at
+    every record level, then one fit and predict (the estimator's own helpers), each with X in C and in
+    Fortran order."""
     from odtlab import solvers
 
     names = solvers.available() if not algorithms else [solvers.get(a).name for a in algorithms]
@@ -136,9 +139,10 @@ def plan(algorithms=None):
         spec = solvers.get(name)
         for variant in spec.variants:
             suffix = "".join(f" {k}={v}" for k, v in variant.items())
-            for level in core.LEVELS:
-                steps.append((f"{name}{suffix} record={level}", spec.estimator(**variant), level))
-            steps.append((f"{name}{suffix} fit+predict", spec.estimator(**variant), None))
+            for order in "CF":
+                for level in core.LEVELS:
+                    steps.append((f"{name}{suffix} record={level}", spec.estimator(**variant), level, order))
+                steps.append((f"{name}{suffix} fit+predict", spec.estimator(**variant), None, order))
     return steps
 
 
@@ -154,9 +158,9 @@ def warm(algorithms=None, progress=True):
     _quiet = True
     try:
         with tqdm(steps, desc="odtlab warmup", unit=" kernel", disable=not progress, file=sys.stderr) as bar:
-            for label, estimator, level in bar:
+            for label, estimator, level, order in bar:
                 bar.set_postfix_str(label, refresh=True)
-                X, y = _tiny_problem(estimator)
+                X, y = _tiny_problem(estimator, order)
                 if level is None:
                     estimator.fit(X, y).predict(X)
                 else:
