@@ -336,6 +336,5 @@ def _progress_bar(progress, solver):
 
 def _update_bar(bar, solver):
     lower, upper = solver.bounds()
-    bar.n = int(solver.iterations)
     bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
-    bar.refresh()
+    bar.update(int(solver.iterations) - bar.n)  # draws no sooner than tqdm's delay and mininterval allow
