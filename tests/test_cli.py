@@ -20,7 +20,8 @@ from odtlab import cli, datasets, solvers, tour
 from odtlab.solvers.cart import CARTClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = "import sys; from odtlab.cli import main; sys.exit(main())"
+STARTED = "test: main() starts"  # written by the test's wrapper, so that SIGINT is not sent before Python runs
+MAIN = f"import sys; from odtlab.cli import main; print({STARTED!r}, file=sys.stderr, flush=True); sys.exit(main())"
 
 
 def run(capsys, *argv):
@@ -142,32 +143,29 @@ def test_solve_text_output_and_progress_quiet_under_a_second(capsys):
 
 # -- Ctrl-C ---------------------------------------------------------------------------------------------
 
-def _interrupt(proc, after=None, marker=None, timeout=240):
-    """Send SIGINT ``after`` seconds, or once stderr shows ``marker``; return (exit code, stderr)."""
+def _interrupt(proc, marker, after, timeout=240):
+    """Send SIGINT ``after`` seconds after stderr shows ``marker``; return (exit code, stderr)."""
     err = b""
     deadline = time.monotonic() + timeout
-    if marker is None:
-        time.sleep(after)
-    else:
-        while marker not in err and time.monotonic() < deadline:
-            if select.select([proc.stderr], [], [], 1.0)[0]:
-                err += os.read(proc.stderr.fileno(), 4096)
-        assert marker in err, err.decode()
-        time.sleep(0.5)  # well inside the search, not at the bar's first draw
+    while marker not in err and time.monotonic() < deadline:
+        if select.select([proc.stderr], [], [], 1.0)[0]:
+            err += os.read(proc.stderr.fileno(), 4096)
+    assert marker in err, err.decode()
+    time.sleep(after)
     proc.send_signal(signal.SIGINT)
     _, rest = proc.communicate(timeout=60)
     return proc.returncode, (err + rest).decode()
 
 
 def test_ctrl_c_during_start_up_prints_one_line_and_exits_130():
-    code, err = _interrupt(odtlab_process("solve", "cart", "sklearn/iris"), after=0.5)
-    assert code == 130 and err.strip().splitlines() == ["odtlab: interrupted"]
+    code, err = _interrupt(odtlab_process("solve", "cart", "sklearn/iris"), marker=STARTED.encode(), after=0)
+    assert code == 130 and err.strip().splitlines() == [STARTED, "odtlab: interrupted"], err
 
 
 def test_ctrl_c_during_a_long_solve_prints_one_line_and_exits_130(shared_data):
     """Issue reproducer: an interrupted `odtlab solve` exited 0. The bar shows after a second of search."""
     proc = odtlab_process("solve", "branches", "branches/kr-vs-kp", "--lam", "0.0005", "--progress")
-    code, err = _interrupt(proc, marker=b" it")
+    code, err = _interrupt(proc, marker=b" it", after=0.5)  # well inside the search, not at the bar's first draw
     lines = err.replace("\r", "\n").strip().splitlines()
     assert code == 130 and lines[-1] == "odtlab: interrupted" and "Traceback" not in err, err
 
@@ -229,3 +227,29 @@ def test_messages_name_a_command_the_shell_can_run(monkeypatch):
     assert cli.command("odtlab") == os.path.relpath(Path(sys.executable).parent / "odtlab")
     monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
     assert cli.command("odtlab") == "odtlab"
+
+
+# -- Makefile ------------------------------------------------------------------------------------------
+
+def _make(*argv, **env):
+    out = subprocess.run(["make", "-n" if argv[0] != "help" else "-s", *argv], cwd=ROOT, capture_output=True,
+                         text=True, env={**os.environ, **env}, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_make_help_lists_every_target_a_user_runs():
+    text = _make("help")
+    for target in ("lab", "tour", "warmup", "test", "bench", "clean"):
+        assert f"make {target} " in text
+    assert ".venv/bin/odtlab" in text
+
+
+def test_make_lab_starts_jupyter_as_root_and_headless_only_when_needed():
+    root = os.getuid() == 0
+    jupyter = [line for line in _make("lab", DISPLAY="").splitlines() if "jupyter lab" in line][0]
+    assert ("--allow-root" in jupyter) == root and "--no-browser" in jupyter
+    jupyter = [line for line in _make("lab", DISPLAY=":0").splitlines() if "jupyter lab" in line][0]
+    assert "--no-browser" not in jupyter
+    recipe = _make("lab", DISPLAY="")
+    assert '".[lab,peers]"' in recipe and "odtlab warmup >" in recipe and "data fetch --chapters" in recipe
