@@ -13,8 +13,8 @@
     odtlab reproduce TABLE [--quick] ...
 
 Every sub-command stores its handler with ``set_defaults(handler=...)``: ``handler(args) -> int``
-(the exit code; None counts as 0). Exit codes: 0 success; 2 a usage error (argparse's, an unknown name, a
-value out of range, an algorithm for the other task: :data:`USAGE_ERRORS`); 1 a runtime error (a missing or
+(the exit code; None counts as 0). Exit codes: 0 success; 2 a usage error (argparse's, :class:`UsageError`,
+an unknown name, a value a check refuses, an algorithm for the other task); 1 a runtime error (a missing or
 corrupt file, a failed download, a chapter that failed); 130 Ctrl-C. Errors print one line
 ``odtlab: error: <message>`` on stderr, without a traceback; Ctrl-C prints ``odtlab: interrupted``.
 
@@ -165,7 +165,7 @@ def _add_solve_command(subparsers):
         p.add_argument(flag, type=kind, help=text)
     p.add_argument("--json", action="store_true", help="print one JSON object (the tree as nested dicts)")
     p.add_argument("--progress", action="store_true", help="show a progress bar when the search takes over a second")
-    p.set_defaults(handler=_solve, parser=p)
+    p.set_defaults(handler=_solve)
 
 
 def _solve_list():
@@ -224,20 +224,13 @@ def _solve(args):
     if args.list:
         return _solve_list()
     if args.algorithm is None or args.dataset is None:
-        raise UsageError("give an algorithm and a data set, e.g. `odtlab solve cart sklearn/iris` "
-                         "(`odtlab solve --list` lists the algorithms)")
+        raise UsageError(f"give an algorithm and a data set, e.g. `{command()} solve cart sklearn/iris` "
+                         f"(`{command()} solve --list` lists the algorithms)")
     from odtlab import solvers
 
-    try:
-        spec = solvers.get(args.algorithm)
-        data = _solve_data(args, spec)
-        solvers.check_task(args.algorithm, data)
-        options = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _SOLVE_OPTIONS}
-        est, X = solvers.fit(args.algorithm, data, progress=args.progress, **options)
-    except ValueError as exc:
-        if isinstance(exc, datasets.DataError):
-            raise
-        raise UsageError(str(exc)) from exc
+    data = _solve_data(args, solvers.get(args.algorithm))
+    options = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _SOLVE_OPTIONS}
+    est, X = solvers.fit(args.algorithm, data, progress=args.progress, **options)  # checks the task first
     if est.result_.status == "interrupted":  # Search.run stops cleanly on Ctrl-C; the command still exits 130
         raise KeyboardInterrupt
     out = {"algorithm": args.algorithm, "dataset": data.name}
