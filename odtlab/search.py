@@ -269,6 +269,7 @@ class Search:
         """
         if record not in core.LEVELS or record == "none":
             raise ValueError("steps() needs record='summary' or 'full'")
+        warmup.compile_kernel(self.solver, record, self._buffer)  # with its one-line notice when it compiles
         done_iterations = 0
         while not self.solver.finished:
             if max_iterations is not None and done_iterations >= max_iterations:
