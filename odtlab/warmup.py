@@ -65,24 +65,38 @@ def must_compile(dispatcher, signature):
     return key not in index._load_index()
 
 
-class _Announce(numba_event.Listener):
-    """Print one line when a real compilation (a cache miss) starts for ``name``, once per process."""
+def _announce(name):
+    if not _quiet and name not in _announced:
+        _announced.add(name)
+        print(f"odtlab: compiling the {name} kernels (once; cached on disk) …", file=sys.stderr, flush=True)
 
-    def __init__(self, name):
+
+class _Announce(numba_event.Listener):
+    """Print one line when a real compilation (a cache miss) starts, once per name and process: the name
+    given, or (``name=None``) the module of an odtlab function (``odtlab.core.branches`` -> "branches")."""
+
+    def __init__(self, name=None):
         self.name = name
 
     def on_start(self, event):
-        if not _quiet and self.name not in _announced:
-            _announced.add(self.name)
-            print(f"odtlab: compiling the {self.name} kernels (once; cached on disk) …", file=sys.stderr, flush=True)
+        if self.name is not None:
+            _announce(self.name)
+            return
+        module = getattr(event.data["dispatcher"].py_func, "__module__", "") or ""
+        if module.startswith("odtlab."):
+            _announce(module.rsplit(".", 1)[-1])
 
     def on_end(self, event):
         pass
 
 
+# Every compilation of an odtlab function outside a Search (a solver's set-up, predict) is announced too.
+numba_event.register("numba:compile", _Announce())
+
+
 @contextlib.contextmanager
 def announced(name):
-    """Within the block, the first compilation of an odtlab function prints one line naming ``name``."""
+    """Within the block, the first compilation of any function prints one line naming ``name``."""
     with numba_event.install_listener("numba:compile", _Announce(name)):
         yield
 

@@ -133,3 +133,21 @@ def test_after_warmup_a_fit_on_new_data_compiles_nothing():
         search = est.search(X, y, record=level)
         kernel = search.solver.kernel(core.LEVELS[level])
         assert not warmup.must_compile(kernel, warmup.kernel_signature(search.solver, kernel, search._buffer))
+
+
+def test_a_compilation_outside_a_search_is_announced_once_per_odtlab_module(capsys, monkeypatch):
+    """numba fires numba:compile only on a cache miss; the listener registered by odtlab.warmup names the
+    odtlab module being compiled (a solver's set-up or predict helpers), once per process."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(warmup, "_announced", set())
+
+    def event(module):
+        return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=SimpleNamespace(__module__=module))})
+
+    listener = warmup._Announce()
+    for module in ("odtlab.core.fake", "odtlab.core.fake", "numba.np.arrayobj", "odtlab.core.other"):
+        listener.on_start(event(module))
+    assert capsys.readouterr().err.splitlines() == [
+        "odtlab: compiling the fake kernels (once; cached on disk) …",
+        "odtlab: compiling the other kernels (once; cached on disk) …"]
