@@ -120,10 +120,14 @@ def compile_kernel(solver, record, buffer):
 
 # -- odtlab warmup ------------------------------------------------------------------------------------
 
-def _tiny_problem(estimator, order="C", seed=0):
-    """A 24-row problem of the estimator's input kind (numeric, binary, categorical) and task, with X in
-    memory order ``order``: numba compiles a function once per array layout, and a pandas frame or a
-    transposed array reaches the helpers as Fortran-ordered (``"F"``), a fresh numpy array as ``"C"``."""
+# How X reaches the estimators: numba compiles a function once per array layout and writability, and a fresh
+# numpy array arrives C-ordered, a transposed one Fortran-ordered, a pandas frame's values Fortran-ordered and
+# read-only (pandas' copy-on-write).
+FORMS = ("C", "F", "frame")
+
+
+def _tiny_problem(estimator, form="C", seed=0):
+    """A 24-row problem of the estimator's input kind (numeric, binary, categorical) and task, X in ``form``."""
     rng = np.random.default_rng(seed)
     n, p = 24, 3
     kind = getattr(estimator, "_input", "numeric")
@@ -137,14 +141,18 @@ def _tiny_problem(estimator, order="C", seed=0):
         y = rng.integers(0, 3, size=n)
     else:
         y = rng.normal(size=n)
-    return np.asarray(X, order=order), y
+    if form == "frame":
+        import pandas as pd
+
+        return pd.DataFrame(X, columns=[f"x{j}" for j in range(p)]), y
+    return np.asarray(X, order=form), y
 
 
 def plan(algorithms=None):
-    """The warm-up steps ``[(label, estimator, record level or None for fit + predict, memory order of X)]``
-    for the registered algorithms (all, or the names in ``algorithms``): each variant of the registry, at
-    every record level, then one fit and predict (the estimator's own helpers), each with X in C and in
-    Fortran order."""
+    """The warm-up steps ``[(label, estimator, record level or None for fit + predict, form of X)]`` for the
+    registered algorithms (all, or the names in ``algorithms``): each variant of the registry, at every
+    record level, then one fit and predict (the estimator's own helpers), each with X in every form of
+    :data:`FORMS`."""
     from odtlab import solvers
 
     names = solvers.available() if not algorithms else [solvers.get(a).name for a in algorithms]
@@ -153,10 +161,10 @@ def plan(algorithms=None):
         spec = solvers.get(name)
         for variant in spec.variants:
             suffix = "".join(f" {k}={v}" for k, v in variant.items())
-            for order in "CF":
+            for form in FORMS:
                 for level in core.LEVELS:
-                    steps.append((f"{name}{suffix} record={level}", spec.estimator(**variant), level, order))
-                steps.append((f"{name}{suffix} fit+predict", spec.estimator(**variant), None, order))
+                    steps.append((f"{name}{suffix} record={level} X={form}", spec.estimator(**variant), level, form))
+                steps.append((f"{name}{suffix} fit+predict X={form}", spec.estimator(**variant), None, form))
     return steps
 
 
@@ -172,9 +180,9 @@ def warm(algorithms=None, progress=True):
     _quiet = True
     try:
         with tqdm(steps, desc="odtlab warmup", unit=" kernel", disable=not progress, file=sys.stderr) as bar:
-            for label, estimator, level, order in bar:
+            for label, estimator, level, form in bar:
                 bar.set_postfix_str(label, refresh=True)
-                X, y = _tiny_problem(estimator, order)
+                X, y = _tiny_problem(estimator, form)
                 if level is None:
                     estimator.fit(X, y).predict(X)
                 else:

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from odtlab import solvers, warmup
@@ -112,11 +113,11 @@ def test_the_search_clock_starts_after_compilation_with_one_notice(tiny):
     assert out == ["optimal", "3", "optimal", "3"] and err == ""  # loaded from the disk cache: no notice
 
 
-def test_the_plan_covers_every_registered_algorithm_level_variant_and_layout():
+def test_the_plan_covers_every_registered_algorithm_level_variant_and_input_form():
     steps = warmup.plan()
-    covered = {(label.split()[0], level, order) for label, _, level, order in steps}
-    expected = {(name, level, order) for name in solvers.available()
-                for level in list(core.LEVELS) + [None] for order in "CF"}
+    covered = {(label.split()[0], level, form) for label, _, level, form in steps}
+    expected = {(name, level, form) for name in solvers.available()
+                for level in list(core.LEVELS) + [None] for form in ("C", "F", "frame")}
     assert covered == expected
     depths = {est.max_depth for label, est, _, _ in steps if label.startswith("quantbnb ")}
     assert depths == {2, 3}
@@ -125,14 +126,24 @@ def test_the_plan_covers_every_registered_algorithm_level_variant_and_layout():
 
 
 def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+    from numba.core import event
+
     warmup.warm(["cart"], progress=False)
     rng = np.random.default_rng(7)
-    X, y = np.asfortranarray(rng.normal(size=(60, 4))), rng.integers(0, 2, size=60)
-    est = solvers.make_estimator("cart", depth=3)
-    for level in core.LEVELS:
-        search = est.search(X, y, record=level)
-        kernel = search.solver.kernel(core.LEVELS[level])
-        assert not warmup.must_compile(kernel, warmup.kernel_signature(search.solver, kernel, search._buffer))
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Count()):
+        for data in (X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd"))):
+            solvers.make_estimator("cart", depth=3).fit(data, y).predict(data)
+    assert compiled == []
 
 
 def test_a_compilation_outside_a_search_is_announced_once_per_odtlab_module(capsys, monkeypatch):
