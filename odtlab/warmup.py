@@ -102,20 +102,17 @@ def announced(name):
 
 
 def compile_kernel(solver, record, buffer):
-    """Compile (or load from the disk cache) the kernel ``solver`` runs at level ``record``; return seconds.
+    """Compile (or load from the disk cache) the kernel ``solver`` runs at level ``record``.
 
     Called by :meth:`odtlab.search.Search.run` before its clock starts, so a time limit is spent searching
     (issue: a 0.5 s limit from a cold cache took minutes and returned a 1-leaf tree)."""
     kernel = solver.kernel(core.LEVELS[record])
     if not isinstance(kernel, Dispatcher):  # NUMBA_DISABLE_JIT: plain Python
-        return 0.0
+        return
     signature = kernel_signature(solver, kernel, buffer)
-    if signature in kernel.overloads:
-        return 0.0
-    t0 = time.perf_counter()
-    with announced(solver.name):
-        kernel.compile(signature)
-    return time.perf_counter() - t0
+    if signature not in kernel.overloads:
+        with announced(solver.name):
+            kernel.compile(signature)
 
 
 # -- odtlab warmup ------------------------------------------------------------------------------------
