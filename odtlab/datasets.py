@@ -314,21 +314,23 @@ def offline() -> bool:
     return os.environ.get(ENV_OFFLINE, "") not in ("", "0")
 
 
-def shell_command(args: str) -> str:
-    """``odtlab ARGS`` spelled so that it runs in the user's shell.
+def shell_command(args: str = "", name: str = "odtlab") -> str:
+    """``NAME ARGS`` spelled so that it runs in the user's shell (for messages that say what to run).
 
-    ``odtlab`` when the ``odtlab`` on PATH is this environment's; else the path of this environment's
-    script (relative when under the current folder, e.g. ``.venv/bin/odtlab`` after ``make``); else
+    ``NAME`` when the one on PATH is this environment's; else the path of this environment's script
+    (relative when under the current folder, e.g. ``.venv/bin/odtlab`` after ``make``); else, for odtlab,
     ``python -m odtlab.cli`` with this interpreter.
     """
-    script = Path(sys.prefix) / ("Scripts/odtlab.exe" if os.name == "nt" else "bin/odtlab")
-    on_path = shutil.which("odtlab")
+    script = Path(sys.prefix) / (f"Scripts/{name}.exe" if os.name == "nt" else f"bin/{name}")
+    on_path = shutil.which(name)
     if on_path and script.is_file() and os.path.samefile(on_path, script):
-        return f"odtlab {args}"
-    if script.is_file():
+        program = name
+    elif script.is_file():
         rel = os.path.relpath(script)
-        return f"{rel if not rel.startswith('..') else script} {args}"
-    return f"{sys.executable} -m odtlab.cli {args}"
+        program = rel if not rel.startswith("..") else str(script)
+    else:
+        program = f"{sys.executable} -m odtlab.cli" if name == "odtlab" else name
+    return f"{program} {args}".rstrip()
 
 
 def _find(entry) -> Path | None:

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from odtlab import events as ev
-from odtlab import memory
+from odtlab import events as ev, memory, warmup
 from odtlab.core import events as core
 
 STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
@@ -258,7 +257,8 @@ class Search:
     def run(self, time_limit=None, max_iterations=None, memory_limit="auto", progress=False):
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
-        ``time_limit`` (seconds) and ``max_iterations`` count from this call. ``memory_limit`` caps what the
+        ``time_limit`` (seconds) and ``max_iterations`` count from this call, after the kernel is
+        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`). ``memory_limit`` caps what the
         search holds, its state and the events it keeps (bytes, a size such as ``"4GiB"``, None for no limit,
         or "auto": :func:`odtlab.memory.default_memory_limit`, half the available memory); see
         :mod:`odtlab.memory` for what it promises. Ctrl-C stops between kernel calls and is held during a
@@ -269,6 +269,7 @@ class Search:
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         memory_limit = memory.check_memory_limit(memory_limit)
+        warmup.compile_kernel(self.solver, self.record, self._buffer)  # before the clock: the limit is the search's
         start = time.perf_counter()
         deadline = None if time_limit is None else start + time_limit
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
@@ -321,6 +322,7 @@ class Search:
         """
         if record not in core.LEVELS or record == "none":
             raise ValueError("steps() needs record='summary' or 'full'")
+        warmup.compile_kernel(self.solver, record, self._buffer)  # with its one-line notice when it compiles
         done_iterations = 0
         while not self.solver.finished:
             if max_iterations is not None and done_iterations >= max_iterations:
@@ -397,6 +399,5 @@ def _progress_bar(progress, solver):
 
 def _update_bar(bar, solver):
     lower, upper = solver.bounds()
-    bar.n = int(solver.iterations)
     bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
-    bar.update(0)  # redraws when tqdm's delay and mininterval allow (refresh() would show it at once)
+    bar.update(int(solver.iterations) - bar.n)  # draws no sooner than tqdm's delay and mininterval allow

@@ -532,6 +532,8 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
 
 
 register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features"))
+                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features",
+                    variants=({"max_depth": 2}, {"max_depth": 3})))
 register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 regression trees (squared error)"))
+                    "Quant-BnB: optimal depth-2/3 regression trees (squared error)",
+                    variants=({"max_depth": 2}, {"max_depth": 3})))
