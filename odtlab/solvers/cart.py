@@ -8,6 +8,7 @@ scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and 
 import numpy as np
 from sklearn.utils import Bunch
 
+from odtlab import certificate
 from odtlab.core import cart as kernels
 from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin, params_init
 from odtlab.search import Solver
@@ -48,6 +49,8 @@ class CARTSolver(Solver):
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
             n_stats, n_value = 2 * self.Y.shape[1], self.Y.shape[1]
+        # the kernel sums targets centred on their mean: raw sums of squares cancel at an offset (1e8 + y)
+        self.Yk = self.Y if task == "classification" else np.ascontiguousarray(certificate.centred(self.Y, self.w))
         self.criterion = criterion
         cap = max(2 * n - 1, 1)
         self.order = np.arange(n, dtype=np.int64)
@@ -76,7 +79,7 @@ class CARTSolver(Solver):
         return cart_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        n, status = kernel(self.X, self.Y, self.w, self.order, self.frontier, self.split, self.feature,
+        n, status = kernel(self.X, self.Yk, self.w, self.order, self.frontier, self.split, self.feature,
                            self.threshold, self.left, self.right, self.node_value, self.node_weight,
                            self.node_impurity, self.node_depth, self.counters, self.acc, self.params, events,
                            max_iterations)

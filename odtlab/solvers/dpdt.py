@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from odtlab import certificate
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
@@ -221,10 +222,15 @@ class DPDTSolver(Solver):
                 raise ValueError(f"y must hold finite targets of shape ({n},) or ({n}, m)")
             self.Y = np.array(Y.reshape(n, -1), dtype=np.float64, order="C")
             self.y = self.Y
-            self.Yc = np.ascontiguousarray(self.Y - np.average(self.Y, axis=0, weights=w if w.sum() > 0 else None))
+            # the kernel sums targets centred on their mean (never raw sums of squares, which cancel at an offset)
+            self.Yc = np.ascontiguousarray(certificate.centred(self.Y, w))
             self.K = None
             n_stats = 2 * self.Y.shape[1]
         self.yi = self.y if task == "classification" else np.zeros(0, dtype=np.int64)
+        self.Yk = self.Y if task == "classification" else self.Yc  # what the kernel's statistics sum
+        # float slack of a finished exhaustive regression search, in the kernel's weight units (leaf loss W * imp)
+        self.slack = 0.0 if task == "classification" else \
+            certificate.SLACK_DELTAS * certificate.resolution(self.Yc, w) / self.Y.shape[1]
         self.budgets = depth_budgets(depth, budgets, generator, budget)
         if generator == "exhaustive":
             max_cands = max(n - 1, 0) * p
@@ -268,6 +274,8 @@ class DPDTSolver(Solver):
         self.feature_names = None
         self.classes = None
         self._cache = {}
+        if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
+            self.counters[kernels.C_DONE] = 1
 
     def _layout(self, hist_columns):
         """Per-feature layout: features with few distinct values get histogram bins, the others presorted lists
@@ -312,7 +320,7 @@ class DPDTSolver(Solver):
         return dpdt_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        k, status = kernel(self.X, self.XT, self.Y, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
+        k, status = kernel(self.X, self.XT, self.Yk, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
                            self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
                            self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
                            self.PF, self.WI, self.WF, self.counters, events, max_iterations)
@@ -350,7 +358,9 @@ class DPDTSolver(Solver):
         upper: L_alpha of the current policy's tree (:meth:`incumbent`); before the first iteration that is the
         single leaf (the root's leaf action, known without search). lower: 0, the trivial bound (losses and
         alpha * C(T) are never negative): DPDT certifies no lower bound, since its candidate sets may miss the
-        optimal tree; an exhaustive search (``exact``) that has finished certifies its value, lower = upper.
+        optimal tree; an exhaustive search (``exact``) that has finished certifies its value: lower = upper = the
+        objective recomputed from the data when the rule of :mod:`odtlab.certificate` holds, else lower = U less
+        the float slack of the centred sums (status "uncertified").
         """
         F = self._root_envelope()[0]
         W = float(self.w.sum())
@@ -360,11 +370,39 @@ class DPDTSolver(Solver):
             if self.task == "classification":
                 upper = float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
             else:
-                mean = self.w @ self.Y / W
-                upper = float((self.w @ (self.Y - mean) ** 2).mean() / W)
+                with np.errstate(over="ignore"):
+                    upper = float((self.w @ self.Yc ** 2).mean() / W)
         else:
             upper = float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
-        return (upper if self.exact and self.finished else 0.0), upper
+        if not (self.exact and self.finished):
+            return 0.0, upper
+        if self.uncertified() is None:
+            return self.recomputed, self.recomputed
+        return certificate.below(upper, self.slack / W), upper
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate` for L_alpha: recomputed from the data as a Fraction (integer
+        weights, classification) equal to the search's exact value, or for regression (or float weights) within
+        ``SSE_RTOL`` of it, float slack included."""
+        tree = self.incumbent()
+        W = float(self.w.sum())
+        splits = float(tree.n_samples[tree.split != 0].sum())  # W * C(T): the weight through each split
+        if self.task == "classification":
+            wrong = self.w[tree.predict_index(self.X) != self.y].sum()
+            if self._integral:
+                recomputed = Fraction(int(wrong), int(W)) + self.alpha * Fraction(int(splits), int(W))
+                self.recomputed = float(recomputed)
+                return certificate.exact_certificate(recomputed, self._root_choice(self.alpha)[1])
+            loss, upper = wrong + float(self.alpha) * splits, self._root_choice(self.alpha)[1] * W
+            self.recomputed = loss / W
+            gap = abs(loss - upper)
+            return None if gap <= certificate.SSE_RTOL * loss else (
+                f"the returned tree's recomputed objective {loss / W!r} differs from the search's {upper / W!r}")
+        m = self.Y.shape[1]  # the kernel's leaf loss is W * imp, the squared error over m outputs divided by m
+        loss, reason = certificate.sse_certificate(tree, self.X, self.Y, m * W * self._root_choice(self.alpha)[1],
+                                                   m * self.slack, self.w, m * float(self.alpha) * splits)
+        self.recomputed = loss / (m * W)
+        return reason
 
     def incumbent(self):
         """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done."""

@@ -37,6 +37,7 @@ import functools
 import numpy as np
 
 from odtlab import events as ev_py
+from odtlab import certificate
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
@@ -313,11 +314,16 @@ class MurTreeSolver(Solver):
 
         if regression:
             Xr, rstat, wr, self.feature_map, self.flipped = prepare_regression(X, y, w, reduce_features)
+            wr_rows = w[w > 0]
+            self.centred_targets = centre(y.reshape(len(y), -1)[w > 0], wr_rows)
             yr = np.zeros(len(wr), dtype=np.int64)
             self.K = K = rstat.shape[1]  # statistics per row: W, S_1..S_m, Q
             cls = rstat.sum(axis=0)
             root_leaf = float(mt.leaf_sse(cls, K))
-            self.tie = max(TIE_RTOL * root_leaf, np.finfo(np.float64).tiny)
+            # ties within the float resolution delta of the centred sums, never a fraction of the root's loss
+            delta = certificate.resolution(self.centred_targets, wr_rows)
+            self.tie = max(delta, np.finfo(np.float64).tiny)
+            self.slack = certificate.SLACK_DELTAS * delta
             cost_dtype, stat_dtype, fq_dtype = np.float64, np.float64, np.float64
         else:
             Xr, yr, wr, self.feature_map, self.flipped = prepare(X, y, w, reduce_features)
@@ -326,6 +332,7 @@ class MurTreeSolver(Solver):
             cls = np.bincount(yr, weights=wr, minlength=K).astype(np.int64)
             root_leaf = int(cls.sum() - cls.max())
             self.tie = 1
+            self.slack = 0.0
             cost_dtype, stat_dtype, fq_dtype = np.int64, np.int64, np.int32
         n, F = Xr.shape
         F_k = max(F, 1)  # the kernel needs one column even when every feature is constant
@@ -423,6 +430,8 @@ class MurTreeSolver(Solver):
         self.classes = None
         self._cached = (-1, None)
         self._nbytes = None
+        if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
+            self.counters[mt.C_DONE] = 1
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
@@ -478,11 +487,35 @@ class MurTreeSolver(Solver):
         return lower, upper
 
     def bounds(self):
+        """(lower, upper) as floats. Classification: both from exact integers in units of 1 / alpha's denominator,
+        each rounded once (so a finished search has lower == upper). Regression: the float sums, the lower bound
+        less the float slack (``odtlab.certificate``) unless the finished search is certified."""
         cost, nodes, lower = self.ccost[mt.CC_G_MISS], int(self.counters[mt.C_G_NODES]), self.ccost[mt.CC_LOWER]
         if self.regression:
+            if not np.isfinite(self.slack):
+                return 0.0, np.inf
             upper = float(cost) + float(self.alpha) * nodes
-            return (upper if self.finished else min(float(lower) / self.aq, upper)), upper
-        return int(lower) / self.aq, int(cost) + self.ap * nodes / self.aq
+            if self.finished:  # certified: the recomputed objective; else U less the float slack
+                if self.uncertified() is None:
+                    return self.recomputed, self.recomputed
+                return certificate.below(upper, self.slack), upper
+            return certificate.below(min(float(lower) / self.aq, upper), self.slack), upper
+        return int(lower) / self.aq, (int(cost) * self.aq + self.ap * nodes) / self.aq
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate`: the objective recomputed from the data (exactly, or the squared
+        error within ``SSE_RTOL`` of the optimum, float slack included) equals the certified lower bound."""
+        tree = self.incumbent()
+        if self.regression:
+            upper = float(self.ccost[mt.CC_G_MISS]) + float(self.alpha) * int(self.counters[mt.C_G_NODES])
+            self.recomputed, reason = certificate.sse_certificate(tree, self.X_original, self.y_original, upper,
+                                                                  self.slack, self.w_original,
+                                                                  float(self.alpha) * tree.splits)
+            return reason
+        wrong = tree.predict_index(self.X_original) != self.y_original
+        recomputed = int(self.w_original[wrong].sum()) + self.alpha * tree.splits
+        return certificate.exact_certificate(recomputed, self.exact_bounds()[0])
+
 
     def incumbent(self):
         it = self.iterations

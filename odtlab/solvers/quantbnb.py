@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from odtlab import certificate
 from odtlab.core import quantbnb as kernels
 from odtlab.estimators import TreeClassifierMixin, TreeEstimator, TreeRegressorMixin
 from odtlab.events import register_kind
@@ -162,14 +163,16 @@ class QuantBnBSolver(Solver):
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
             Yc = np.ascontiguousarray(self.Y - self.Y.mean(axis=0))  # pitfall 10: centred targets
             K = 1
-            scale = float((Yc ** 2).sum())
         yk = self.y if self.cls else np.zeros(n, np.int64)
         p = len(self.kept)
         self.u = np.array([len(v) for v in self.values], dtype=np.int64)
         max_u = int(self.u.max()) if p else 1
         lbkind = kernels.LB_NAMES[lower_bound]
         n_slots = self.s + 2 if lbkind == kernels.LB_W0 else max_u + self.s + 2
-        self.tol = 1e-9 * max(scale, 1e-300) if not self.cls else 0.0
+        # squared error: ties and improvements within the float resolution delta of the centred sums (never a
+        # fraction of the root's loss: one far target would make that larger than the whole remaining error)
+        self.tol = 0.0 if self.cls else certificate.resolution(Yc)
+        self.slack = certificate.SLACK_DELTAS * self.tol
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
         self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
         self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, self.similarity], dtype=np.float64)
@@ -210,8 +213,10 @@ class QuantBnBSolver(Solver):
             self.W3 = (np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2),
                        np.zeros((self.s + 2, 6), np.int64), np.zeros((self.s + 2, 6), np.int64),
                        np.zeros(self.s + 2, np.int64), np.zeros(self.s, np.int64))
-        if not p:  # every feature constant: the best tree is a single leaf
-            self.ist[kernels.I_DONE] = 1
+        if not p or not np.isfinite(self.tol):  # every feature constant: the best tree is a single leaf; or the
+            self.ist[kernels.I_DONE] = 1  # squares overflow and no loss can be compared (``certificate`` says so)
+            if not np.isfinite(self.tol):
+                self.fst[kernels.F_U] = np.inf
         self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
         self._cache = (-1, None)
         self._nbytes = None
@@ -287,12 +292,25 @@ class QuantBnBSolver(Solver):
     def bounds(self):
         """(lower, upper): min over alive tuples' bounds (and U), and U, the incumbent's training loss."""
         upper = float(self.fst[kernels.F_U])
-        if self.finished:
-            return upper, upper
+        if self.finished:  # certified: the recomputed squared error; else U less the float slack
+            if self.cls or not np.isfinite(upper):
+                return (upper if self.cls else 0.0), upper
+            if self.uncertified() is None:
+                return self.recomputed, self.recomputed
+            return certificate.below(upper, self.slack), upper
         head, tail = int(self.ist[kernels.I_HEAD]), int(self.ist[kernels.I_TAIL])
         if tail == head:  # depth 3 before its first iteration
             return 0.0, upper
-        return float(min(upper, self.T[4][head:tail].min())), upper
+        return certificate.below(float(min(upper, self.T[4][head:tail].min())), self.slack), upper
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate`: the 0-1 loss recomputed from the data equals U; the squared
+        error recomputed from the data is within ``SSE_RTOL`` of the optimum, float slack included."""
+        tree, upper = self.incumbent(), float(self.fst[kernels.F_U])
+        if self.cls:
+            return certificate.exact_certificate(tree.misclassifications(self.X, self.y), int(upper))
+        self.recomputed, reason = certificate.sse_certificate(tree, self.X, self.Y, upper, self.slack)
+        return reason
 
     def incumbent(self):
         row = int(self.ist[kernels.I_NINC])
