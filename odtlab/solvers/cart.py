@@ -3,7 +3,8 @@
 The kernel is :mod:`odtlab.core.cart`; this module holds its :class:`~odtlab.search.Solver`, the
 scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and the registry entry
 ``odtlab solve cart``. CART certifies nothing about the optimum, so a finished CART search has status
-"done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below.
+"done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below. Regression
+sums targets centred on their mean, so the reported loss does not cancel at an offset (1e8 + y).
 """
 import numpy as np
 from sklearn.utils import Bunch

@@ -9,7 +9,11 @@ Objective (Eq. 1 with Prop. 4.1): L_alpha(T) = training loss + alpha * C(T), C(T
 a training row passes (sample weights weigh rows; regression uses CART's squared error, the per-output mean).
 DPDT is optimal among the trees whose splits the generator offers, so a finished search with the CART or top-B
 generator has status "done" (``exact = False``); with ``generator="exhaustive"`` (and min_samples_split = 2,
-min_samples_leaf = 1) it is the optimal tree of depth <= max_depth (Prop. 4.1), status "optimal". Bounds
+min_samples_leaf = 1) it is the optimal tree of depth <= max_depth (Prop. 4.1), status "optimal" under the rule of
+:mod:`odtlab.certificate` (the returned tree's L_alpha, recomputed from the data, equals the search's: exactly for
+integer weights; for regression within 1e-9 of the optimum, float slack of the centred sums included; else
+"uncertified" with the reason). The exhaustive generator cuts between any two distinct values (at the lower value
+when their midpoint rounds onto one of them); regression sums targets centred on their mean. Bounds
 (:meth:`DPDTSolver.bounds`): upper = L_alpha of the current policy's tree (the single leaf before the first
 iteration); lower = 0, the trivial bound (every loss and every alpha * C(T) is >= 0: DPDT computes no lower
 bound), or the upper bound once an exhaustive search has finished. Theorem 5.1: with the CART generator the

@@ -23,10 +23,14 @@ Data preparation (``reduce_features=True``, the default; it never changes the op
   rows with the same features are merged into one row holding the sums of w, w y and w y^2; targets are first
   centred on their mean, rounded to an integer when every target is one, which keeps integer sums exact).
 
-Regression is exact up to a tie tolerance: two trees whose squared errors differ by less than
-``TIE_RTOL`` (1e-9) times the squared error of the single leaf on all the data count as equally good, so the
-tree returned is optimal within that tolerance (and float rounding, far below it). The similarity lower bound
-is never used for regression (its proof assumes a row costs at most its weight).
+Regression sums targets centred on their mean; two trees whose squared errors differ by less than the float
+resolution delta = 4 n eps sum w (y - ybar)^2 of those sums count as equally good (a tie tolerance relative to
+the data's own rounding, never to the root's squared error). A finished search is "optimal" only under the rule
+of :mod:`odtlab.certificate` (the returned tree's objective, recomputed from the data, equals the certified bound:
+exactly for counts, within 1e-9 of the optimum for squared errors, float slack 3 delta included), else
+"uncertified" with its reason. Classification bounds are exact integers in units of 1 / alpha's denominator,
+each rounded to a float once. The similarity lower bound is never used for regression (its proof assumes a row
+costs at most its weight).
 
 Budgets: ``max_nodes`` above 2^depth - 1 is clamped to it, and a depth above ``max_nodes`` is lowered to it
 (Eq. 1, cases 1 and 2).
@@ -47,7 +51,6 @@ from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
 
 MAX_DEPTH = 12
-TIE_RTOL = 1e-9  # regression: squared errors closer than this times the root leaf's are ties
 CACHES = {"dataset": mt.CACHE_DATASET, "branch": mt.CACHE_BRANCH, None: mt.CACHE_NONE}
 NODE_ORDERS = {"dynamic": mt.ORDER_DYNAMIC, "post-order": mt.ORDER_POST}
 FEATURE_ORDERS = {"in-order": mt.FEATURES_IN_ORDER, "gini": mt.FEATURES_GINI}
@@ -314,14 +317,13 @@ class MurTreeSolver(Solver):
 
         if regression:
             Xr, rstat, wr, self.feature_map, self.flipped = prepare_regression(X, y, w, reduce_features)
-            wr_rows = w[w > 0]
-            self.centred_targets = centre(y.reshape(len(y), -1)[w > 0], wr_rows)
             yr = np.zeros(len(wr), dtype=np.int64)
             self.K = K = rstat.shape[1]  # statistics per row: W, S_1..S_m, Q
             cls = rstat.sum(axis=0)
             root_leaf = float(mt.leaf_sse(cls, K))
             # ties within the float resolution delta of the centred sums, never a fraction of the root's loss
-            delta = certificate.resolution(self.centred_targets, wr_rows)
+            kept = w > 0
+            delta = certificate.resolution(centre(y.reshape(len(y), -1)[kept], w[kept]), w[kept])
             self.tie = max(delta, np.finfo(np.float64).tiny)
             self.slack = certificate.SLACK_DELTAS * delta
             cost_dtype, stat_dtype, fq_dtype = np.float64, np.float64, np.float64
@@ -674,9 +676,11 @@ class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
     of every depth-two tree from them by inclusion-exclusion. The similarity lower bound is not used: it is
     invalid for squared errors (removing one row can lower the optimum by more than any fixed amount).
 
-    Exact up to a tie tolerance: squared errors closer than 1e-9 times the squared error of a single leaf on
-    all the data are treated as equal (``odtlab.solvers.murtree.TIE_RTOL``), so ``result_.objective`` is the
-    optimum within that tolerance; ``result_.optimal`` certifies this.
+    Certified as :mod:`odtlab.certificate` states: the sums are of targets centred on their mean, squared errors
+    within their float resolution delta = 4 n eps sum w (y - ybar)^2 are ties, and ``result_.status`` is
+    "optimal" only when the returned tree's squared error, recomputed from the data, is within 1e-9 of the
+    optimum (float slack included); else "uncertified" with the reason in ``result_.stats["certificate"]``
+    (one target far from the others, or squares that overflow float64).
 
     Parameters as :class:`MurTreeClassifier` (``alpha`` in squared-error units), except that there is no
     ``similarity_bound`` switch and ``feature_order`` is "mse" (by squared-error decrease, pystreed's default

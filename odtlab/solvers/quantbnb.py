@@ -13,6 +13,13 @@ report ``rounds``, ``alive_per_round`` (tuples alive when each round starts) and
 ``triples_per_round`` (depth 2: sum of (b - a + 1) |F1| |F2|, the trees counted as in brief pitfall
 21; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
 gives the stump losses L1 (eq. 6) of every set of one tuple at once.
+
+Certification (:mod:`odtlab.certificate`): a finished search is "optimal" only when the returned tree's loss,
+recomputed from the data, equals the certified bound: the misclassification count exactly; the squared error
+within 1e-9 of the optimum, including the float slack 3 delta of the centred sums (delta = 4 n eps sum (y -
+ybar)^2, also the tie tolerance of the search). Otherwise the status is "uncertified" with the reason (one target
+far from the others dominates the sums; squares that overflow float64, in which case the search does not run)
+and the lower bound is U less the slack.
 """
 import warnings
 
