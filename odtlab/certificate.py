@@ -80,26 +80,27 @@ def sse_certificate(tree, X, Y, upper, slack, weight=None, penalty=0.0):
         r = pred - Y
     loss = squared_error(r, weight) + penalty
     if not (math.isfinite(loss) and math.isfinite(upper) and math.isfinite(slack)):
-        return loss, (f"overflow: the squared error ({loss:.6g}) or the centred targets' squares exceed float64, so no "
-                f"bound can be certified")
+        return loss, (f"overflow: the squared error ({loss:.6g}) or the centred targets' squares exceed float64, "
+                      f"so no bound can be certified")
     spread = float(np.max(np.abs(Y - Y.mean(axis=0)))) if Y.size else 0.0
     if 0.0 < spread < SMALLEST_SPREAD:
-        return loss, (f"underflow: the targets differ by at most {spread:.3g}, whose squares float64 holds only as "
-                f"subnormal numbers, so no bound can be certified")
+        return loss, (f"underflow: the targets differ by at most {spread:.3g}, whose squares float64 holds only "
+                      f"as subnormal numbers, so no bound can be certified")
     floor = rounding_floor(pred, weight, Y.shape[0])
     if loss <= floor:
         return loss, None  # a perfect fit up to the rounding of the leaf means: no tree has a negative loss
     gap = abs(loss - upper) + slack
     if gap <= SSE_RTOL * loss + floor:
         return loss, None
-    return loss, (f"float64 cannot certify this optimum: the search's sums resolve the squared error {loss:.9g} only to "
-            f"+-{gap:.3g} (relative {gap / loss:.3g}), above the certified tolerance {SSE_RTOL:g} of the optimum; "
-            f"the targets' spread (one far from the others) dominates the centred sums")
+    return loss, (f"float64 cannot certify this optimum: the search's sums resolve the squared error {loss:.9g} "
+                  f"only to +-{gap:.3g} (relative {gap / loss:.3g}), above the certified tolerance {SSE_RTOL:g} of "
+                  f"the optimum; "
+                  f"the targets' spread (one far from the others) dominates the centred sums")
 
 
 def rounding_floor(pred, weight, n):
-    """sum_i w_i ((n + 1) eps |prediction_i|)^2: what the rounding of the leaf means (each a float sum of at most n
-    targets, divided) can add to the squared error of a perfect fit."""
+    """sum_i w_i ((n + 1) eps |prediction_i|)^2: what the rounding of the leaf means (each a float sum of at most
+    n targets, divided) can add to the squared error of a perfect fit."""
     p = np.asarray(pred, dtype=np.float64).reshape(n, -1)
     w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
     with np.errstate(over="ignore", under="ignore"):

@@ -18,7 +18,8 @@ import numpy as np
 from odtlab import events as ev
 from odtlab.core import events as core
 
-STOP_STATUSES = ("optimal", "uncertified", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
+STOP_STATUSES = ("optimal", "uncertified", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted",
+                 "running")
 
 
 class Solver:

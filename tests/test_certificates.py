@@ -272,7 +272,8 @@ def test_murtree_bounds_of_a_finished_search_are_one_rounding():
     assert est.result_.status == "optimal"
 
 
-@pytest.mark.parametrize("name,params", [("QuantBnBRegressor", {"max_depth": 2}), ("MurTreeRegressor", {"max_depth": 2}),
+@pytest.mark.parametrize("name,params", [("QuantBnBRegressor", {"max_depth": 2}),
+                                         ("MurTreeRegressor", {"max_depth": 2}),
                                          ("DPDTRegressor", {"max_depth": 2, "generator": "exhaustive"})])
 def test_overflowing_targets_are_uncertified(name, params):
     """Issue 16, 7: targets near 1e200 gave objective inf (Quant-BnB), nan (DPDT) or a leaf (MurTree), "optimal"."""
