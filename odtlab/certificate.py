@@ -67,7 +67,7 @@ def squared_error(residuals, weight=None):
     w = np.ones(r.shape[0]) if weight is None else np.asarray(weight, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         terms = w[:, None] * r * r
-    return math.fsum(terms.ravel())
+    return math.fsum(terms.ravel().tolist())
 
 
 def sse_certificate(tree, X, Y, upper, slack, weight=None, penalty=0.0):
@@ -86,12 +86,12 @@ def sse_certificate(tree, X, Y, upper, slack, weight=None, penalty=0.0):
     if 0.0 < spread < SMALLEST_SPREAD:
         return loss, (f"underflow: the targets differ by at most {spread:.3g}, whose squares float64 holds only "
                       f"as subnormal numbers, so no bound can be certified")
-    floor = rounding_floor(pred, weight, Y.shape[0])
-    if loss <= floor:
-        return loss, None  # a perfect fit up to the rounding of the leaf means: no tree has a negative loss
     gap = abs(loss - upper) + slack
-    if gap <= SSE_RTOL * loss + floor:
+    if gap <= SSE_RTOL * loss:
         return loss, None
+    floor = rounding_floor(pred, weight, Y.shape[0])
+    if loss <= floor or gap <= SSE_RTOL * loss + floor:  # a perfect fit up to the rounding of the leaf means (no
+        return loss, None  # tree has a negative loss), or the gap within the tolerance plus that rounding
     return loss, (f"float64 cannot certify this optimum: the search's sums resolve the squared error {loss:.9g} "
                   f"only to +-{gap:.3g} (relative {gap / loss:.3g}), above the certified tolerance {SSE_RTOL:g} of "
                   f"the optimum; "
