@@ -11,6 +11,7 @@ import sys
 import warnings
 from fractions import Fraction
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -21,7 +22,8 @@ from odtlab.certificate import SSE_RTOL, rounding_floor
 from odtlab.estimators import TreeEstimator, TreeRegressorMixin
 from odtlab.tree import Tree
 
-SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None,
+JIT = not numba.config.DISABLE_JIT
+SETTINGS = settings(max_examples=100 if JIT else 10, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 GAPS = ("ulp", 1e-12, 1e-9, 1e-7, 0.5)  # how far apart the close feature values are placed
 OFFSETS = (0.0, 1.0, -1e3, 1e8, 1e15)
