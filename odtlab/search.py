@@ -19,7 +19,8 @@ import numpy as np
 from odtlab import events as ev, memory, warmup
 from odtlab.core import events as core
 
-STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
+STOP_STATUSES = ("optimal", "uncertified", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted",
+                 "running")
 
 
 class Solver:
@@ -87,6 +88,19 @@ class Solver:
         """A caption for ``event`` in the paper's words; solvers may add printable keys."""
         return event.caption(self.feature_names)
 
+    def certificate(self):
+        """None when the finished search's tree meets the rule of :mod:`odtlab.certificate` (its objective,
+        recomputed from the data, equals the certified lower bound within the stated tolerance), else the
+        reason it does not; the status is then "uncertified" instead of "optimal"."""
+        return None
+
+    def uncertified(self):
+        """:meth:`certificate`, computed once per iteration count (a finished search's ``bounds`` may ask)."""
+        memo = getattr(self, "_certificate_memo", None)
+        if memo is None or memo[0] != self.iterations:
+            memo = self._certificate_memo = (self.iterations, self.certificate())
+        return memo[1]
+
     def incumbent_value(self):
         lower, upper = self.bounds()
         return upper if self.sense == "min" else lower
@@ -99,6 +113,8 @@ class Result:
     ``lower_bound <= optimum <= upper_bound`` always holds, in the objective's own direction: for a
     maximised objective (Branches' H_lambda) the incumbent is the lower bound, for a minimised one
     (misclassifications) it is the upper bound. ``gap`` is their difference; it is 0 when optimal.
+    ``optimal`` (status "optimal") follows the rule of :mod:`odtlab.certificate`; a finished exact search that
+    cannot meet it has status "uncertified", its reason in ``stats["certificate"]`` and bounds that hold anyway.
     """
 
     algorithm: str
@@ -242,7 +258,9 @@ class Search:
 
     def _finish_status(self):
         if self.solver.finished:
-            return "optimal" if self.solver.exact else "done"
+            if not self.solver.exact:
+                return "done"
+            return "optimal" if self.solver.uncertified() is None else "uncertified"
         return None
 
     # -- public API ----------------------------------------------------------------------------
@@ -371,6 +389,8 @@ class Search:
         stats = {"iterations": int(self.solver.iterations), "seconds": self._seconds,
                  "peak_memory": int(self._peak_bytes)}
         stats.update(self.solver.stats())
+        if finished == "uncertified":
+            stats["certificate"] = self.solver.uncertified()
         return Result(self.solver.name, self.solver.incumbent(), self.solver.incumbent_value(), lower, upper,
                       finished == "optimal", status, self.solver.sense, stats)
 
