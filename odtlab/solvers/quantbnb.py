@@ -166,7 +166,6 @@ class QuantBnBSolver(Solver):
             K = int(n_classes if n_classes is not None else self.y.max() + 1)
             self.K = K
             Yc = np.zeros((n, 0))
-            scale = 0.0
         else:
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
