@@ -129,6 +129,10 @@ for alpha in (Fraction(1, 10), Fraction(3, 10)):
     L = fitted.tree_.dpdt_objective(Xe, ye, alpha, exact=True)
     print(f"alpha = {alpha}: V(s0) = {v}; odtlab's tree: L_alpha = {L}")
     assert -v == L
+v, _, count = reference_dpdt(Xe, ye, 2, (3, 1), Fraction(1, 10))  # a budget of 1 is raised to 2 leaves
+fitted = DPDTClassifier(max_depth=2, candidates=(3, 1), alpha=Fraction(1, 10)).fit(Xe, ye)
+assert -v == fitted.tree_.dpdt_objective(Xe, ye, Fraction(1, 10), exact=True)
+assert count["candidates"] == fitted.result_.stats["candidates"]
 
 # %% [markdown]
 # odtlab's kernel (`odtlab.core.dpdt`) computes the same values in numba (on a tie it prefers the tree with
