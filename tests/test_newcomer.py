@@ -34,11 +34,13 @@ def test_a_fresh_clone_tours_every_chapter_with_downloaded_data(shared_data, ser
     server = serve(shared_data)
     env = {k: v for k, v in os.environ.items()
            if k not in ("ODTLAB_DATA", "ODTLAB_OFFLINE", "ODTLAB_MIRROR", "MPLBACKEND")}
-    env.update(ODTLAB_MIRROR=server.url, ODTLAB_CACHE=str(cache), PYTHONPATH=str(ROOT),
-               NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba-cache")))
+    # the checkout's code (PYTHONPATH) with its compiled kernels: numba's cache beside the sources, or
+    # NUMBA_CACHE_DIR when the caller set one (it stays in env)
+    env.update(ODTLAB_MIRROR=server.url, ODTLAB_CACHE=str(cache), PYTHONPATH=str(ROOT))
     venv = Path(sys.prefix)
     # -o: this environment is installed already; make must not reinstall odtlab from the clone into it
-    proc = subprocess.run(["make", "--no-print-directory", "tour", f"VENV={venv}", "-o", f"{venv}/.installed-base"],
+    installed = [arg for stamp in (".installed-base", ".installed-lab") for arg in ("-o", f"{venv}/{stamp}")]
+    proc = subprocess.run(["make", "--no-print-directory", "tour", f"VENV={venv}", *installed],
                           cwd=clone, env=env, capture_output=True, text=True, timeout=45 * 60)
     log = proc.stdout + proc.stderr
     n = len(list((clone / "notebooks").glob("[0-9][0-9]_*.ipynb")))

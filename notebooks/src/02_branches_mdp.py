@@ -439,3 +439,13 @@ check("02.3", answer)
 #   $\prod_i (C_i+1)$ canonical branches finds the optimum, at any λ.
 # * Chapter 3 shows how Branches avoids solving most of them: it bounds $R^*$ from above before it knows
 #   it (the Purification Bound) and expands only branches that could still matter.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]

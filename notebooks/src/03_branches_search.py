@@ -456,3 +456,13 @@ assert fractions == sorted(fractions) and expansions == [63, 67, 71, 51, 16, 3]
 #   (Thm 5.1).
 # * Tie-breaking and child choice change the iteration count, not the optimum.
 # * Chapter 4 turns "few branches are expanded" into a bound.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]

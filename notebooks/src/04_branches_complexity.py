@@ -369,3 +369,15 @@ assert close == [False, False, False, True, True, True]  # within a factor of 2 
 #   up to one unit in the last digit.
 # * Measured evaluations sit about 40 to 840 times below Thm 5.2 on tic-tac-toe-o. With random labels on
 #   four features, at small λ, they come within a factor of 2.
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]
+# * X. Hu, C. Rudin, M. Seltzer. *Optimal Sparse Decision Trees.* Advances in Neural Information Processing
+#   Systems 32, 2019. [`hu2019osdt`]

@@ -852,3 +852,24 @@ for name in ("car-eval-o", "balance-o", "tic-tac-toe-o"):
 print(f"mode: {'quick' if QUICK else 'full'}; this run took {time.perf_counter() - T0:.0f} s")
 print("wall seconds by section:", {k: round(v, 1) for k, v in SECTIONS.items()})
 print("fit seconds by family (section 3):", folds.groupby("family", sort=False)["seconds"].sum().round(1).to_dict())
+
+# %% [markdown]
+# ## References
+#
+# The papers' errata are collected in `docs/errata.md`, the data's origin and licences in `docs/data.md`;
+# BibTeX entries for everything below are in `docs/references.bib` (keys in brackets).
+#
+# * A. Chaouki, J. Read, A. Bifet. *Branches: A Fast Dynamic Programming and Branch & Bound Algorithm for
+#   Optimal Decision Trees.* arXiv:2406.02175, 2024 (the later revision is the one reproduced).
+#   [`chaouki2024branches`]
+# * E. Demirović, A. Lukina, E. Hebrard, J. Chan, J. Bailey, C. Leckie, K. Ramamohanarao, P. J. Stuckey.
+#   *MurTree: Optimal Decision Trees via Dynamic Programming and Search.* Journal of Machine Learning Research
+#   23(26), 2022. [`demirovic2022murtree`]
+# * R. Mazumder, X. Meng, H. Wang. *Quant-BnB: A Scalable Branch-and-Bound Method for Optimal Decision Trees
+#   with Continuous Features.* Proceedings of the 39th International Conference on Machine Learning (ICML), PMLR
+#   162, 2022. [`mazumder2022quantbnb`]
+# * H. Kohler, R. Akrour, P. Preux. *Breiman meets Bellman: Non-Greedy Decision Trees with MDPs.* Proceedings of
+#   the 31st ACM SIGKDD Conference on Knowledge Discovery and Data Mining (KDD '25), 2025.
+#   doi:10.1145/3711896.3736868. [`kohler2025dpdt`]
+# * F. Pedregosa et al. *Scikit-learn: Machine Learning in Python.* Journal of Machine Learning Research 12,
+#   2825–2830, 2011. [`pedregosa2011sklearn`]
