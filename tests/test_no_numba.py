@@ -1,7 +1,7 @@
 """odtlab without numba (issue 17, item 4): the kernels run as plain Python where numba cannot install.
 
 The no-numba interpreter is the shared environment's own Python with an import hook (a ``sitecustomize``
-on a temporary ``PYTHONPATH``) that makes ``import numba`` and ``import llvmlite`` raise ImportError, as
+first on ``PYTHONPATH``, tools/no_numba) that makes ``import numba`` and ``import llvmlite`` raise ImportError, as
 they do where numba is not installed. For odtlab's code this is the same test as a fresh virtual
 environment without numba: odtlab reaches numba only through ``import numba`` in odtlab.core._jit, and the
 hook fails exactly that import (every child asserts numba and llvmlite never entered ``sys.modules``).
@@ -32,31 +32,15 @@ from golden import cases
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.jit_only
 
-BLOCKER = '''\
-"""Make numba and llvmlite impossible to import, as where they are not installed."""
-import sys
-
-
-class BlockNumba:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numba", "llvmlite"):
-            raise ImportError(f"No module named {name!r} (blocked: the no-numba test)", name=name)
-        return None
-
-
-sys.meta_path.insert(0, BlockNumba())
-'''
+BLOCKER = ROOT / "tools" / "no_numba"  # its sitecustomize makes numba and llvmlite unimportable
 
 NO_NUMBA_LOADED = "import sys; assert not [m for m in sys.modules if m.partition('.')[0] in ('numba', 'llvmlite')]"
 
 
-def run_without_numba(tmp_path, *args, timeout=240):
+def run_without_numba(*args, timeout=240):
     """Run the shared Python with ``args`` where numba cannot be imported; return the completed process."""
-    hook = tmp_path / "no_numba"
-    hook.mkdir(exist_ok=True)
-    (hook / "sitecustomize.py").write_text(BLOCKER)
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "NUMBA_BOUNDSCHECK")}
-    env["PYTHONPATH"] = os.pathsep.join([str(hook), str(ROOT), str(ROOT / "tests")])
+    env["PYTHONPATH"] = os.pathsep.join([str(BLOCKER), str(ROOT), str(ROOT / "tests")])
     env.setdefault("MPLBACKEND", "Agg")
     proc = subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout)
@@ -64,8 +48,8 @@ def run_without_numba(tmp_path, *args, timeout=240):
     return proc
 
 
-def test_numba_is_blocked_and_the_shim_returns_every_function_unchanged(tmp_path):
-    run_without_numba(tmp_path, "-c", textwrap.dedent(f"""
+def test_numba_is_blocked_and_the_shim_returns_every_function_unchanged():
+    run_without_numba("-c", textwrap.dedent(f"""
         import pytest
         with pytest.raises(ImportError):
             import numba
@@ -113,10 +97,10 @@ def _first_cases():
     return [(estimator, 0) for estimator in sorted(cases.estimators())]
 
 
-def test_every_estimator_finds_the_compiled_kernels_tree_without_numba(tmp_path):
+def test_every_estimator_finds_the_compiled_kernels_tree_without_numba():
     chosen = _first_cases()
     assert chosen and sorted(e for e, _ in chosen) == sorted(cases.CASES)  # one per registered estimator
-    proc = run_without_numba(tmp_path, "-c", textwrap.dedent(f"""
+    proc = run_without_numba("-c", textwrap.dedent(f"""
         import json
         from golden import cases
         from odtlab.core._jit import COMPILED
@@ -131,10 +115,10 @@ def test_every_estimator_finds_the_compiled_kernels_tree_without_numba(tmp_path)
             assert plain[estimator][key] == compiled[key], f"{cases.case_id(estimator, index)}: {key} differ"
 
 
-def test_chapter_00_runs_without_numba(tmp_path):
+def test_chapter_00_runs_without_numba():
     """The first chapter, executed with plain-Python kernels, shows the outputs stored from the compiled run
     (the same command as ``make test-notebooks``; the kernel inherits the blocked import)."""
-    run_without_numba(tmp_path, "-m", "pytest", "notebooks/00_start_here.ipynb", "-q", "-p", "no:python",
+    run_without_numba("-m", "pytest", "notebooks/00_start_here.ipynb", "-q", "-p", "no:python",
                       "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
                       "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg")
 
