@@ -9,7 +9,7 @@ prints time(plain Python) / time(compiled) per problem.
 
 ``--chapters 00 01`` also executes those chapters (nbclient, as ``notebooks/build.py`` does) in a child
 process with and without numba, and prints each one's wall seconds (the compiled run after one untimed run
-that fills numba's cache).
+that fills numba's cache; ``inf``: over ``--timeout`` seconds).
 
 Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_no_numba.py [--repeat 3] [--chapters 00]``
 """
@@ -65,15 +65,19 @@ def fit_without_numba(problem, repeat):
     return json.loads(out.stdout)
 
 
-def chapter_seconds(chapter, without_numba):
-    """Wall seconds to execute one chapter with nbclient in a fresh kernel (numba blocked or not)."""
+def chapter_seconds(chapter, without_numba, timeout):
+    """Wall seconds to execute one chapter with nbclient in a fresh kernel (numba blocked or not); inf when it
+    takes more than ``timeout`` seconds."""
     (path,) = sorted((ROOT / "notebooks").glob(f"{chapter}_*.ipynb"))
     code = ("import sys, nbformat, nbclient; nb = nbformat.read(sys.argv[1], as_version=4); "
             "nbclient.NotebookClient(nb, timeout=1800, kernel_name='python3', "
             "resources={'metadata': {'path': sys.argv[2]}}).execute()")
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code, str(path), str(path.parent)], cwd=ROOT,
-                   env=child_env(without_numba), check=True, capture_output=True)
+    try:
+        subprocess.run([sys.executable, "-c", code, str(path), str(path.parent)], cwd=ROOT,
+                       env=child_env(without_numba), check=True, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return float("inf")
     return time.perf_counter() - t
 
 
@@ -82,6 +86,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="one repeat (make bench)")
     parser.add_argument("--chapters", nargs="*", default=[], metavar="NN")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds allowed per chapter run")
     parser.add_argument("--child", choices=sorted(PROBLEMS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
@@ -104,8 +109,9 @@ def main():
         print(f"{label:<52} {compiled['seconds']:>11.4f} {plain['seconds']:>9.3f} "
               f"{plain['seconds'] / compiled['seconds']:>8.0f}")
     for chapter in args.chapters:
-        chapter_seconds(chapter, False)  # fills numba's cache for this chapter's kernels
-        compiled, plain = chapter_seconds(chapter, False), chapter_seconds(chapter, True)
+        chapter_seconds(chapter, False, args.timeout)  # fills numba's cache for this chapter's kernels
+        compiled = chapter_seconds(chapter, False, args.timeout)
+        plain = chapter_seconds(chapter, True, args.timeout)
         print(f"chapter {chapter}: {compiled:.1f} s compiled (cache filled), {plain:.1f} s without numba (wall)")
 
 
