@@ -25,19 +25,19 @@ COMPILED = numba is not None and not numba.config.DISABLE_JIT
 
 class _Absent:
     """Stand-in for a numba namespace (``types``): only compile-time code reads it, which a plain-Python
-    run never executes, so an access is a bug and says so."""
+    run never executes, so an access is a bug and says so (an AttributeError, so ``hasattr`` stays safe)."""
 
     def __init__(self, name):
         self._name = name
 
     def __getattr__(self, attr):
-        raise RuntimeError(f"{self._name}.{attr} needs numba, which is not installed: odtlab's kernels run as "
+        raise AttributeError(f"{self._name}.{attr} needs numba, which is not installed: odtlab's kernels run as "
                            f"plain Python here and never reach numba's compile-time code")
 
 
 def _identity_decorator(*args, **options):
     """``@deco``, ``deco(f)``, ``deco(f, **options)``, ``@deco(...)`` and ``deco(**options)(f)``: ``f`` unchanged."""
-    if args and callable(args[0]) and not isinstance(args[0], str):
+    if args and callable(args[0]):
         return args[0]
     return lambda func: func
 
