@@ -1,19 +1,30 @@
-# odtlab: everything a fresh machine with only Python needs.
-#   make lab    create .venv, install odtlab, open JupyterLab on the first chapter
-#   make tour   the same set-up, then run every chapter headless and report
-#   make test   create .venv, install with the test and peer extras, run every test and every notebook
-#   make student  the chapters without their exercise solutions, in build/student (not committed)
+# odtlab: everything a fresh machine with only Python needs (run `make help`).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-SHARED_DATA := $(abspath ../shared/data)
 
-export ODTLAB_DATA ?= $(SHARED_DATA)
-export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
+# Benchmark data: `odtlab data fetch` downloads it into the user cache; ODTLAB_DATA adds a folder that holds it.
 export PYTHONHASHSEED := 0
 export SOURCE_DATE_EPOCH := 0
 
-.PHONY: lab tour test test-unit test-coverage test-notebooks notebooks student bench clean
+# JupyterLab refuses to run as root without --allow-root, and a machine without a display has no browser to open.
+JUPYTER_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root) \
+	$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
+
+.DEFAULT_GOAL := help
+.PHONY: help lab tour warmup test test-unit test-coverage test-notebooks notebooks student bench clean
+
+help:
+	@echo "make lab      install odtlab with JupyterLab and the peer solvers in $(VENV), fetch the chapters' data,"
+	@echo "              compile the kernels in the background, open JupyterLab on the first chapter"
+	@echo "make tour     the same set-up, then run every chapter headless, one line per chapter"
+	@echo "make warmup   compile every kernel now (once per machine; numba caches it on disk)"
+	@echo "make test     install the test extras (Chromium needs root and apt, the browser test's JS files npm),"
+	@echo "              run every test and every chapter"
+	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
+	@echo "make bench    run each benchmark in its --quick form"
+	@echo "make clean    remove $(VENV) and the compiled kernels"
+	@echo "After make, run odtlab as $(VENV)/bin/odtlab (or first: source $(VENV)/bin/activate)."
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,11 +41,26 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	-bash tools/install_browser.sh $(PY)
 	touch $@ $(VENV)/.installed-base
 
-lab: $(VENV)/.installed-base
-	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+# What every chapter needs: JupyterLab (the lab extra) and the peer solvers chapters 09-11 compare with.
+$(VENV)/.installed-lab: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[lab,peers]"
+	touch $@ $(VENV)/.installed-base
 
-tour: $(VENV)/.installed-base
-	$(VENV)/bin/odtlab tour
+# lab goes on when the download fails (the chapters without benchmark data still work); tour stops.
+lab: $(VENV)/.installed-lab
+	-$(VENV)/bin/odtlab data fetch --chapters --notebooks notebooks
+	@echo "odtlab: compiling the kernels in the background, once per machine (log: $(VENV)/warmup.log)"
+	$(VENV)/bin/odtlab warmup > $(VENV)/warmup.log 2>&1 &
+	@echo "odtlab: starting JupyterLab; open the URL it prints below (http://localhost:8888/lab?token=...)."
+	$(VENV)/bin/jupyter lab $(JUPYTER_FLAGS) notebooks/00_start_here.ipynb
+
+tour: $(VENV)/.installed-lab
+	$(VENV)/bin/odtlab data fetch --chapters --notebooks notebooks
+	$(VENV)/bin/odtlab warmup
+	$(VENV)/bin/odtlab tour notebooks
+
+warmup: $(VENV)/.installed-base
+	$(VENV)/bin/odtlab warmup
 
 test: $(VENV)/.installed-test
 	$(MAKE) test-unit test-coverage test-notebooks
@@ -48,7 +74,9 @@ test-coverage:
 	MPLBACKEND=Agg NUMBA_DISABLE_JIT=1 NUMBA_BOUNDSCHECK=1 $(PY) -m pytest tests -q -p no:cacheprovider \
 		-m "not slow and not peers and not jit_only" --cov=odtlab.core --cov-report=term
 
+# Compiled first, so that no chapter cell prints the one-line compile notice its stored output lacks.
 test-notebooks:
+	$(VENV)/bin/odtlab warmup
 	$(PY) -m pytest notebooks -q -p no:python -p no:cacheprovider --nbval-lax --nbval-current-env \
 		--nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
@@ -65,3 +93,4 @@ bench: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache .coverage
+	find odtlab -name "*.nbi" -delete -o -name "*.nbc" -delete

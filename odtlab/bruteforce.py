@@ -385,20 +385,22 @@ def _class_threshold_tree(X, y, K, depth, alpha_num, alpha_den, target):
     return build(kernels.all_rows(X.shape[0]), depth, target)
 
 
-def _sse_threshold_tree(X, Y, depth, target, single_output):
+def _sse_threshold_tree(X, Y, Yc, depth, target, single_output):
     """Rebuild a tree whose SSE equals threshold_sse_node_value == target at the root, up to a
-    relative tolerance of 1e-9 (float sums)."""
+    relative tolerance of 1e-9 (float sums; never an absolute one, which would take a leaf for a
+    split at a target scale of 1e-12). ``Yc``: the targets centred on their mean, which the kernels
+    sum; leaves predict the mean of ``Y``."""
     def close(a, b):
-        return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+        return abs(a - b) <= 1e-9 * abs(b)
 
     def build(rows, d, target):
-        if close(kernels.leaf_sse(Y, rows), target):
+        if close(kernels.leaf_sse(Yc, rows), target):
             mean = Y[rows].mean(axis=0)
             return _leaf(float(mean[0]) if single_output else [float(v) for v in mean])
         if d > 0:
             for f, t, left, right in _threshold_splits(X, rows):
-                v_left = float(kernels.threshold_sse_node_value(X, Y, left, d - 1))
-                v_right = float(kernels.threshold_sse_node_value(X, Y, right, d - 1))
+                v_left = float(kernels.threshold_sse_node_value(X, Yc, left, d - 1))
+                v_right = float(kernels.threshold_sse_node_value(X, Yc, right, d - 1))
                 if close(v_left + v_right, target):
                     return {"feature": f, "kind": "threshold", "threshold": t,
                             "children": [build(left, d - 1, v_left), build(right, d - 1, v_right)]}
@@ -431,8 +433,9 @@ def continuous_optimum(X, y, depth, task="classification"):
         Y = np.ascontiguousarray(y.reshape(n, -1))
         _refuse_if_too_big(_threshold_work(X, depth, n * Y.shape[1], scan=False),
                            MAX_ROW_VISITS, "row visits", "continuous_optimum")
-        sse = kernels.continuous_value(X, Y, 0, depth, task)
-        tree = _sse_threshold_tree(X, Y, depth, sse, single_output=y.ndim == 1)
+        Yc = np.ascontiguousarray(Y - Y.mean(axis=0))  # centred: raw sums of squares cancel at an offset
+        sse = kernels.continuous_value(X, Yc, 0, depth, task)
+        tree = _sse_threshold_tree(X, Y, Yc, depth, sse, single_output=y.ndim == 1)
         return Optimum(sse, sse, tree)
     raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
 

@@ -2,27 +2,57 @@
 
 ::
 
+    odtlab --version
     odtlab data list [--json] [--collection C] [--available]
     odtlab data info NAME [--json]
-    odtlab data fetch NAME [--mirror URL] [--dest DIR] [--force] [--no-verify]
-    odtlab solve ...            (added by odtlab.solvers.add_solve_command)
+    odtlab data fetch [NAME|COLLECTION/ ...] [--all] [--chapters [--notebooks DIR]] [--mirror URL] [--dest DIR] [--force]
+    odtlab solve ALGO DATASET|FILE.csv [--target COLUMN] [--depth D ...] [--json] [--progress]
+    odtlab solve --list
+    odtlab warmup [ALGO ...]
+    odtlab tour [PATH] [CHAPTER ...]
+    odtlab reproduce TABLE [--quick] ...
 
 Every sub-command stores its handler with ``set_defaults(handler=...)``: ``handler(args) -> int``
-(the exit code; None counts as 0). Errors of
-the data layer (:class:`odtlab.datasets.DataError`, OSError, ValueError) are printed
-as one line ``odtlab: error: <message>`` on stderr with exit code 2, without a traceback.
+(the exit code; None counts as 0). Exit codes: 0 success; 2 a usage error (argparse's, :class:`UsageError`,
+an unknown name, a value a check refuses, an algorithm for the other task); 1 a runtime error (a missing or
+corrupt file, a failed download, a chapter that failed); 130 Ctrl-C. Errors print one line
+``odtlab: error: <message>`` on stderr, without a traceback; Ctrl-C prints ``odtlab: interrupted``.
+
+``odtlab --help`` and a sub-command's ``--help`` import neither numba nor the solvers: the data layer is
+imported on first use (:func:`_lazy_module`) and the solver registry only by the handlers, so that a
+Ctrl-C during start-up still lands inside :func:`main`.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 
-from odtlab import datasets
 
-_LIST_COLUMNS = ("name", "kind", "task", "n", "n_test", "n_features", "n_classes", "available")
-_HEADERS = {"n_test": "test", "n_features": "features", "n_classes": "classes"}
+def _lazy_module(name):
+    """The module ``name``, imported on first attribute access (:class:`importlib.util.LazyLoader`)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+datasets = _lazy_module("odtlab.datasets")
+
+
+def command(name="odtlab"):
+    """How the user's shell runs ``name`` from this environment (:func:`odtlab.datasets.shell_command`)."""
+    return datasets.shell_command(name=name)
+
+
+_LIST_COLUMNS = ("name", "kind", "task", "n", "n_test", "n_features", "n_classes", "on_disk")
+_HEADERS = {"n_test": "test", "n_features": "features", "n_classes": "classes", "on_disk": "on disk"}
 
 
 def _fmt(v):
@@ -36,7 +66,7 @@ def _fmt(v):
 def _data_list(args) -> int:
     rows = [datasets.info(n) for n in datasets.names(args.collection, available_only=args.available)]
     if args.json:
-        print(json.dumps([{k: r.get(k) for k in _LIST_COLUMNS + ("collection", "path", "url")}
+        print(json.dumps([{k: r.get(k) for k in _LIST_COLUMNS + ("available", "collection", "path", "url")}
                           for r in rows], indent=1))
         return 0
     table = [[_HEADERS.get(c, c) for c in _LIST_COLUMNS]]
@@ -60,9 +90,23 @@ def _data_info(args) -> int:
 
 
 def _data_fetch(args) -> int:
-    path = datasets.fetch(args.name, mirror=args.mirror, dest=args.dest, force=args.force,
-                          verify=not args.no_verify)
-    print(path)
+    specs = list(args.names)
+    if args.all:
+        specs += datasets.collections()[:-2]  # the file-backed collections (not sklearn/, gen/)
+    if args.chapters:
+        specs += datasets.chapter_datasets(args.notebooks)
+    if not specs:
+        print("odtlab data fetch: error: give data set names, a collection (dl/), --all or --chapters",
+              file=sys.stderr)
+        return 2
+    if len(specs) == 1 and "/" in specs[0] and not specs[0].endswith("/"):
+        print(datasets.fetch(specs[0], mirror=args.mirror, dest=args.dest, force=args.force))
+        return 0
+    on_disk = {n for n in datasets.expand(specs) if args.dest is None and datasets.info(n)["on_disk"]}
+    paths = datasets.fetch_many(specs, mirror=args.mirror, dest=args.dest, force=args.force)
+    fetched = len(paths) if args.force else len(set(paths) - on_disk)
+    print(f"odtlab: {len(paths)} data sets ready ({fetched} downloaded into "
+          f"{args.dest or datasets.cache_dir()})")
     return 0
 
 
@@ -75,7 +119,8 @@ def _add_data_command(subparsers):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--collection", metavar="C", default=None,
                    help="only this collection (dl, branches, quantbnb, gosdt, sklearn, gen)")
-    p.add_argument("--available", action="store_true", help="only data sets that can be loaded now")
+    p.add_argument("--available", action="store_true",
+                   help="only data sets that can be loaded now (on disk, or downloadable unless ODTLAB_OFFLINE=1)")
     p.set_defaults(handler=_data_list)
 
     p = sub.add_parser("info", help="show what is known about one data set (without loading it)")
@@ -83,16 +128,23 @@ def _add_data_command(subparsers):
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_data_info)
 
-    p = sub.add_parser("fetch", help="download a data file and check its sha256")
-    p.add_argument("name", metavar="NAME")
+    p = sub.add_parser("fetch", help="download data files and check their sha256",
+                       description="Download data files into the user cache (ODTLAB_CACHE, default "
+                                   "~/.cache/odtlab/data) and check their sha256; files already on the data "
+                                   "path (ODTLAB_DATA or the cache) are kept.")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="data set names (dl/anneal) or collections (dl/, branches/, quantbnb/, gosdt/)")
+    p.add_argument("--all", action="store_true", help="every file-backed data set")
+    p.add_argument("--chapters", action="store_true",
+                   help="every data set the notebook chapters use (derived from their sources)")
+    p.add_argument("--notebooks", metavar="DIR", default=None,
+                   help="with --chapters: the folder of the chapters (default: the checkout's notebooks/)")
     p.add_argument("--mirror", metavar="URL", default=None,
                    help="base URL serving the manifest's relative paths (default: env ODTLAB_MIRROR, "
                         "else the public source URL)")
     p.add_argument("--dest", metavar="DIR", default=None,
                    help="install under DIR instead of the user cache")
     p.add_argument("--force", action="store_true", help="download again even if a valid copy exists")
-    p.add_argument("--no-verify", action="store_true",
-                   help="allow a file for which the manifest records no sha256")
     p.set_defaults(handler=_data_fetch)
     data.set_defaults(handler=lambda args: _usage(data))
 
@@ -102,34 +154,156 @@ def _usage(parser) -> int:
     return 2
 
 
+class UsageError(Exception):
+    """A command line that asks for something that cannot be done as written (exit code 2)."""
+
+
+# algorithm options of `odtlab solve` (the registry maps each to an estimator parameter)
+_SOLVE_OPTIONS = (("--lam", float, "Branches' penalty per split (lambda)"),
+                  ("--depth", int, "maximum depth"),
+                  ("--nodes", int, "maximum number of split nodes (MurTree)"),
+                  ("--alpha", float, "penalty per split (MurTree, DPDT)"),
+                  ("--time-limit", float, "seconds of search (counted after compilation)"))
+
+
 def _add_solve_command(subparsers):
-    """Register ``odtlab solve`` from odtlab.solvers; keep the data commands working without it."""
-    try:
-        from odtlab.solvers import add_solve_command
-    except ImportError as exc:
-        reason = str(exc)
+    """``odtlab solve ALGO DATASET|FILE.csv [options]``: defined here so that ``--help`` needs no solver."""
+    p = subparsers.add_parser("solve", help="fit an algorithm on a data set or a CSV file and print the result",
+                              description="Fit a registered algorithm (`odtlab solve --list`) on a data set "
+                                          "(`odtlab data list`) or a CSV file with a header row.")
+    p.add_argument("algorithm", nargs="?", metavar="ALGO", help="an algorithm name (see --list)")
+    p.add_argument("dataset", nargs="?", metavar="DATASET",
+                   help="a data set name, e.g. dl/anneal, or a CSV file (with --target)")
+    p.add_argument("--list", action="store_true", help="list the algorithms with their task and exit")
+    p.add_argument("--target", metavar="COLUMN", help="the CSV column to predict (the others are the features)")
+    for flag, kind, text in _SOLVE_OPTIONS:
+        p.add_argument(flag, type=kind, help=text)
+    p.add_argument("--memory-limit", dest="memory_limit", default="auto", metavar="SIZE",
+                   help="cap on the search's memory, e.g. 4GiB or 500MB; 'none' for no cap (default: auto, "
+                        "half the available memory)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the tree as nested dicts)")
+    p.add_argument("--progress", action="store_true", help="show a progress bar when the search takes over a second")
+    p.set_defaults(handler=_solve)
 
-        def unavailable(args):
-            print(f"odtlab: error: the solve command is not available ({reason})", file=sys.stderr)
-            return 2
 
-        p = subparsers.add_parser("solve", help="(not available in this installation)", add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-        p.set_defaults(handler=unavailable)
-        return
-    add_solve_command(subparsers)
+def _solve_list():
+    from odtlab import solvers
+
+    for name in solvers.available():
+        spec = solvers.get(name)
+        print(f"{name:<20} {spec.task:<15} {spec.summary}")
+    return 0
+
+
+def _read_csv(path, target):
+    """A CSV file as a :class:`odtlab.datasets.Dataset`: numeric feature columns, ``target`` to predict.
+
+    Its task is regression when the target holds non-integer numbers, classification when it holds text;
+    an integer target fits either kind of algorithm."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    if target is None:
+        raise UsageError(f"{path} is a CSV file: name the column to predict with --target "
+                         f"(columns: {', '.join(map(str, frame.columns))})")
+    if target not in frame.columns:
+        raise UsageError(f"--target {target!r} is not a column of {path} (columns: {', '.join(map(str, frame.columns))})")
+    features = frame.drop(columns=[target])
+    text = [str(c) for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+    if text:
+        raise UsageError(f"{path}: column(s) {', '.join(text)} are not numeric; odtlab solve reads numeric "
+                         "features (encode categories as integer codes first)")
+    y = frame[target].to_numpy()
+    if pd.api.types.is_numeric_dtype(y) and not np.all(np.mod(y[np.isfinite(y)], 1) == 0):
+        task = "regression"
+    elif not pd.api.types.is_numeric_dtype(y):
+        task = "classification"
+    else:
+        task = None  # integer target: the algorithm decides
+    X = features.to_numpy(dtype=np.float64)
+    return X, y, [str(c) for c in features.columns], task
+
+
+def _solve_data(args, spec):
+    """The data set to fit: a manifest/gen/sklearn name, or a CSV file (its task inferred by _read_csv)."""
+    if args.dataset.lower().endswith(".csv") or os.path.isfile(args.dataset):
+        X, y, names, task = _read_csv(args.dataset, args.target)
+        task = task or spec.task
+        classes = sorted(set(y.tolist())) if task == "classification" else None
+        return datasets.Dataset(name=args.dataset, X=X, y=y, feature_names=names, n_categories=None,
+                                kind="continuous", task=task, class_names=classes, source=args.dataset)
+    if args.target is not None:
+        raise UsageError("--target applies to a CSV file; a named data set knows its target")
+    return datasets.load(args.dataset)
+
+
+def _solve(args):
+    if args.list:
+        return _solve_list()
+    if args.algorithm is None or args.dataset is None:
+        raise UsageError(f"give an algorithm and a data set, e.g. `{command()} solve cart sklearn/iris` "
+                         f"(`{command()} solve --list` lists the algorithms)")
+    from odtlab import solvers
+
+    data = _solve_data(args, solvers.get(args.algorithm))
+    options = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _SOLVE_OPTIONS}
+    est, X = solvers.fit(args.algorithm, data, progress=args.progress, memory_limit=args.memory_limit, **options)  # checks the task first
+    if est.result_.status == "interrupted":  # Search.run stops cleanly on Ctrl-C; the command still exits 130
+        raise KeyboardInterrupt
+    out = {"algorithm": args.algorithm, "dataset": data.name}
+    out.update(est.summary(X, data.y))
+    if args.json:
+        out["tree"] = est.tree_.to_dict()
+        print(json.dumps(out, default=float))
+        return 0
+    width = max(map(len, out))
+    for key, value in out.items():
+        if key != "tree":
+            print(f"{key:<{width}}  {value}")
+    print(out["tree"])
+    return 0
+
+
+def _add_warmup_command(subparsers):
+    p = subparsers.add_parser("warmup", help="compile every kernel now (once per machine; cached on disk)",
+                              description="Compile (or load from numba's disk cache) every kernel the "
+                                          "estimators use, with a progress bar, so that the first fit is fast.")
+    p.add_argument("algorithms", nargs="*", metavar="ALGO", help="only these algorithms (default: all)")
+
+    def run(args):
+        from odtlab import solvers, warmup
+
+        try:
+            names = [solvers.get(a).name for a in args.algorithms]
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+        seconds = warmup.warm(names or None)
+        print(f"odtlab: warmup done in {seconds:.1f} s (kernels cached in "
+              f"{os.environ.get('NUMBA_CACHE_DIR') or 'numba __pycache__ folders next to odtlab'})")
+        return 0
+
+    p.set_defaults(handler=run)
 
 
 def _add_tour_command(subparsers):
-    p = subparsers.add_parser("tour", help="run every chapter headless and report each one")
-    p.add_argument("chapters", nargs="*", help="chapter name prefixes, e.g. 00 03 (default: all)")
-    p.set_defaults(handler=lambda args: 1 if _tour(args.chapters) else 0)
+    p = subparsers.add_parser("tour", help="run every chapter headless and report each one",
+                              description="Run the chapters in a fresh kernel each, printing one line per "
+                                          "chapter as it ends. The chapters are found in PATH if given, else "
+                                          "in ./notebooks, else in the checkout odtlab is installed from.")
+    p.add_argument("items", nargs="*", metavar="PATH|CHAPTER",
+                   help="a folder holding the chapter notebooks, and/or chapter name prefixes, e.g. 00 03")
 
+    def run(args):
+        from odtlab import tour
 
-def _tour(names):
-    from odtlab import tour
+        folders = [a for a in args.items if os.path.isdir(a)]
+        if len(folders) > 1:
+            raise UsageError(f"give one chapter folder, not {len(folders)}: {', '.join(folders)}")
+        names = [a for a in args.items if a not in folders]
+        return 1 if tour.run(names, folders[0] if folders else None) else 0
 
-    return tour.run(names)
+    p.set_defaults(handler=run)
 
 
 def _add_reproduce_command(subparsers):
@@ -171,24 +345,32 @@ def _add_reproduce_command(subparsers):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full ``odtlab`` argument parser."""
+    """The full ``odtlab`` argument parser (it imports no solver)."""
+    from odtlab import __version__
+
     parser = argparse.ArgumentParser(
         prog="odtlab", description="odtlab: optimal decision trees for teaching and research.")
-    subparsers = parser.add_subparsers(dest="command", metavar="{data,solve,tour,reproduce}")
+    parser.add_argument("--version", action="version", version=f"odtlab {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="{data,solve,warmup,tour,reproduce}")
     _add_data_command(subparsers)
     _add_solve_command(subparsers)
+    _add_warmup_command(subparsers)
     _add_tour_command(subparsers)
     _add_reproduce_command(subparsers)
     parser.set_defaults(handler=lambda args: _usage(parser))
     return parser
 
 
-def main(argv=None) -> int:
-    """Run the ``odtlab`` command with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+def _error(message, code):
+    print("odtlab: error: " + " ".join(str(message).split("\n")), file=sys.stderr)
+    return code
+
+
+def _run(argv):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+    except SystemExit as exc:  # argparse: usage errors (2) and --help / --version (0)
         return exc.code if isinstance(exc.code, int) else 2
     try:
         return int(args.handler(args) or 0)
@@ -196,10 +378,24 @@ def main(argv=None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-    except (datasets.DataError, OSError, ValueError) as exc:
-        message = " ".join(str(exc).split("\n"))
-        print(f"odtlab: error: {message}", file=sys.stderr)
-        return 2
+    except UsageError as exc:
+        return _error(exc, 2)
+    except datasets.DataError as exc:
+        usage = isinstance(exc, (datasets.UnknownDatasetError, datasets.UnverifiedDataError))
+        return _error(exc, 2 if usage else 1)
+    except OSError as exc:
+        return _error(exc, 1)
+    except (ValueError, TypeError) as exc:  # a value the command line gave, refused by a check
+        return _error(exc, 2)
+
+
+def main(argv=None) -> int:
+    """Run the ``odtlab`` command with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        print("odtlab: interrupted", file=sys.stderr, flush=True)
+        return 130
 
 
 if __name__ == "__main__":

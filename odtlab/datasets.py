@@ -10,12 +10,16 @@ Names are namespaced by collection::
     sklearn/<name>    iris, wine, breast_cancer, digits, diabetes (bundled with scikit-learn, offline)
     gen/<name>        generated on the fly: the papers' worked examples and seeded random sets
 
-File-backed sets are listed in ``data/manifest.json`` (path relative to a data root, public source
-URL at a pinned commit, sha256). A file is looked up in each root of :func:`data_paths` in turn:
-``$ODTLAB_DATA`` (an ``os.pathsep``-separated list), the user cache (``$ODTLAB_CACHE``, default
-``$XDG_CACHE_HOME/odtlab/data`` = ``~/.cache/odtlab/data``), then the repository's ``data/`` folder.
-A missing file raises :class:`MissingDataError` naming the file and the command that fetches it;
-:func:`fetch` downloads it into the cache and verifies its checksum.
+File-backed sets are listed in the package's manifest, ``odtlab/data/manifest.json`` (read with
+:mod:`importlib.resources`, so it works from a wheel): path relative to a data root, public source URL at
+a pinned commit, sha256 and size in bytes. A file is looked up in each root of :func:`data_paths` in
+turn: ``$ODTLAB_DATA`` (an ``os.pathsep``-separated list), then the user cache (``$ODTLAB_CACHE``, default
+``$XDG_CACHE_HOME/odtlab/data`` = ``~/.cache/odtlab/data``). A file that is in neither is downloaded into
+the cache on first use (one line on stderr, a progress bar for a large file) and its sha256 checked;
+``ODTLAB_OFFLINE=1`` turns that off (a missing file then raises :class:`MissingDataError` naming the file
+and the command that fetches it), and ``ODTLAB_MIRROR=URL`` downloads from a mirror laid out like a data
+root instead of the public sources. :func:`fetch` downloads explicitly, :func:`chapter_datasets` lists
+what the notebook chapters use.
 
 ``load(name, encoding=...)`` returns a :class:`Dataset`. Encodings: categorical data ``"ordinal"``
 (default) or ``"one-hot"`` / ``"one-hot-first"`` / ``"one-hot-last"`` (Branches' full / ``-f`` / ``-l``
@@ -25,17 +29,23 @@ training part only).
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
+import glob
 import hashlib
+import importlib.resources
 import inspect
 import json
 import os
+import re
+import shutil
+import sys
 import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -50,6 +60,12 @@ __all__ = [
     "names",
     "info",
     "fetch",
+    "fetch_many",
+    "expand",
+    "offline",
+    "read_file",
+    "chapter_datasets",
+    "shell_command",
     "data_paths",
     "cache_dir",
     "collections",
@@ -57,16 +73,19 @@ __all__ = [
     "UnknownDatasetError",
     "MissingDataError",
     "ChecksumError",
-    "UnverifiedDataError",
     "DownloadError",
+    "FormatError",
 ]
 
 ENV_DATA = "ODTLAB_DATA"
 ENV_CACHE = "ODTLAB_CACHE"
 ENV_MIRROR = "ODTLAB_MIRROR"
-REPO_DATA = Path(__file__).resolve().parent.parent / "data"
-MANIFEST = REPO_DATA / "manifest.json"
+ENV_OFFLINE = "ODTLAB_OFFLINE"
+MANIFEST = importlib.resources.files("odtlab") / "data" / "manifest.json"
 DOWNLOAD_TIMEOUT = 60  # seconds without data before a download is abandoned
+DOWNLOAD_DEADLINE = 600  # seconds for a whole file, however slowly the bytes arrive
+SIZE_SLACK = 1.1  # a download may exceed the manifest's ``bytes`` by 10 % (+ 64 KiB) before it is cut off
+PROGRESS_BYTES = 2**20  # files from this size on get a progress bar
 
 KINDS = ("categorical", "binary", "continuous")
 TASKS = ("classification", "regression")
@@ -120,15 +139,19 @@ class ChecksumError(DataError, ValueError):
         super().__init__(f"checksum mismatch for {file}: expected sha256 {expected}, got {actual}" + hint)
 
 
-class UnverifiedDataError(DataError, ValueError):
-    """fetch refused to install a file for which the manifest records no sha256."""
-
-
 class DownloadError(DataError, OSError):
-    """A download that failed (HTTP error, unreachable host, timeout)."""
+    """A download that failed (HTTP error, unreachable host, timeout, too large, too slow)."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
+
+
+class FormatError(DataError, ValueError):
+    """A data file that does not follow its format; the message names the file and the field."""
+
+    def __init__(self, file, field, problem):
+        self.file, self.field = str(file), field
+        super().__init__(f"{file}: {field}: {problem}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -253,15 +276,20 @@ class Dataset:
 # manifest, search path, checksums
 # --------------------------------------------------------------------------------------------------
 
+_ENTRY_KEYS = ("name", "collection", "format", "path", "url", "sha256", "bytes", "kind", "task")
+
+
 @functools.lru_cache(maxsize=1)
 def _manifest() -> dict:
-    """The manifest's entries by name (read once per process)."""
-    with open(MANIFEST, encoding="utf-8") as fh:
-        data = json.load(fh)
+    """The manifest's entries by name (read once per process); every entry has a sha256 and a size."""
+    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
     entries = {}
     for e in data["datasets"]:
+        missing = [k for k in _ENTRY_KEYS if e.get(k) is None]
+        if missing:
+            raise RuntimeError(f"manifest entry {e.get('name')!r} lacks {', '.join(missing)}")
         if e["name"] in entries:
-            raise RuntimeError(f"duplicate name {e['name']!r} in {MANIFEST}")
+            raise RuntimeError(f"duplicate name {e['name']!r} in the manifest")
         entries[e["name"]] = e
     return entries
 
@@ -276,9 +304,33 @@ def cache_dir() -> Path:
 
 
 def data_paths() -> list[Path]:
-    """The roots searched for data files, in order: ``$ODTLAB_DATA`` entries, cache, repository data/."""
+    """The roots searched for data files, in order: the ``$ODTLAB_DATA`` entries, then the user cache."""
     roots = [Path(p).expanduser() for p in os.environ.get(ENV_DATA, "").split(os.pathsep) if p]
-    return [Path(os.path.abspath(r)) for r in roots + [cache_dir()]] + [REPO_DATA]
+    return [Path(os.path.abspath(r)) for r in roots + [cache_dir()]]
+
+
+def offline() -> bool:
+    """True when ``$ODTLAB_OFFLINE`` is set to anything but ``""``/``"0"``: missing files are not downloaded."""
+    return os.environ.get(ENV_OFFLINE, "") not in ("", "0")
+
+
+def shell_command(args: str = "", name: str = "odtlab") -> str:
+    """``NAME ARGS`` spelled so that it runs in the user's shell (for messages that say what to run).
+
+    ``NAME`` when the one on PATH is this environment's; else the path of this environment's script
+    (relative when under the current folder, e.g. ``.venv/bin/odtlab`` after ``make``); else, for odtlab,
+    ``python -m odtlab.cli`` with this interpreter.
+    """
+    script = Path(sys.prefix) / (f"Scripts/{name}.exe" if os.name == "nt" else f"bin/{name}")
+    on_path = shutil.which(name)
+    if on_path and script.is_file() and os.path.samefile(on_path, script):
+        program = name
+    elif script.is_file():
+        rel = os.path.relpath(script)
+        program = rel if not rel.startswith("..") else str(script)
+    else:
+        program = f"{sys.executable} -m odtlab.cli" if name == "odtlab" else name
+    return f"{program} {args}".rstrip()
 
 
 def _find(entry) -> Path | None:
@@ -305,14 +357,11 @@ def _sha256_file(path: Path) -> str:
 
 
 def _verify(path: Path, entry):
-    expected = entry.get("sha256")
-    if expected is None:
-        return
     actual = _sha256_file(path)
-    if actual != expected:
-        raise ChecksumError(path, expected, actual,
+    if actual != entry["sha256"]:
+        raise ChecksumError(path, entry["sha256"], actual,
                             f"; the file is corrupt or a different version: delete it, or run "
-                            f"`odtlab data fetch {entry['name']} --force`")
+                            f"`{shell_command('data fetch ' + entry['name'] + ' --force')}`")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -320,11 +369,28 @@ def _verify(path: Path, entry):
 # --------------------------------------------------------------------------------------------------
 
 def _read_int_table(path: Path, what: str) -> np.ndarray:
+    """A whitespace-separated integer table with at least one feature column besides the label."""
     try:
         table = pd.read_csv(path, sep=r"\s+", header=None, dtype=np.int64)
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise ValueError(f"{path} is not a {what} file (space-separated integers): {exc}") from exc
+    except pd.errors.EmptyDataError:
+        raise FormatError(path, "rows", f"the file is empty; a {what} file has one instance per line") from None
+    except pd.errors.ParserError as exc:
+        raise FormatError(path, "rows", f"rows of different lengths ({' '.join(str(exc).split())})") from None
+    except (ValueError, TypeError) as exc:
+        raise FormatError(path, "values", f"a {what} file holds space-separated integers only "
+                                          f"({' '.join(str(exc).split())})") from None
+    if table.shape[1] < 2:
+        raise FormatError(path, "columns", f"a {what} row holds a label and at least one feature; "
+                                           f"got {table.shape[1]} column")
     return table.to_numpy()
+
+
+def _checked(path, field, check, *args, **kwargs):
+    """``check(*args, **kwargs)`` with its ValueError / TypeError re-raised as a FormatError of ``field``."""
+    try:
+        return check(*args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise FormatError(path, field, str(exc)) from None
 
 
 def _class_codes(labels):
@@ -335,7 +401,7 @@ def _class_codes(labels):
 def _load_dl(entry, path):
     """DL8.5 / MurTree format: one instance per line, label first, then 0/1 features."""
     A = _read_int_table(path, "DL8.5/MurTree")
-    X = check_binary(A[:, 1:])
+    X = _checked(path, "features (columns 2..)", check_binary, A[:, 1:])
     y, classes = _class_codes(A[:, 0])
     return dict(X=X, y=y, feature_names=[f"x{j}" for j in range(X.shape[1])],
                 n_categories=np.full(X.shape[1], 2, dtype=np.int64), kind="binary",
@@ -351,26 +417,53 @@ def _load_branches(entry, path):
     A = _read_int_table(path, "Branches")
     y, classes = _class_codes(A[:, -1])
     if entry["kind"] == "categorical":
-        X = check_codes(A[:, :-1])
-        C = X.max(axis=0) + 1 if X.shape[0] else np.ones(X.shape[1], dtype=np.int64)
+        X = _checked(path, "features (all columns but the last)", check_codes, A[:, :-1])
+        C = X.max(axis=0) + 1
     else:
-        X = check_binary(A[:, :-1])
+        X = _checked(path, "features (all columns but the last)", check_binary, A[:, :-1])
         C = np.full(X.shape[1], 2, dtype=np.int64)
     return dict(X=X, y=y, feature_names=[f"x{j}" for j in range(X.shape[1])],
                 n_categories=C.astype(np.int64), kind=entry["kind"], task="classification",
                 class_names=classes, encoding=entry["encoding"])
 
 
-def _quantbnb_targets(Y, C, treetype, path):
-    Y = np.asarray(Y, dtype=np.float64)
+_QUANTBNB_KEYS = ("Xtrain", "Ytrain", "Xtest", "Ytest", "C", "treetype")
+
+
+def _json_matrix(d, key, path, columns=None):
+    """``d[key]`` as a finite float64 2-D array (with ``columns`` columns, when given)."""
+    try:
+        A = np.asarray(d[key], dtype=np.float64)
+    except (ValueError, TypeError):
+        raise FormatError(path, key, "must be a list of rows of numbers, all of the same length") from None
+    if A.ndim != 2 or A.shape[0] == 0:
+        raise FormatError(path, key, f"must be a non-empty list of rows; got shape {A.shape}")
+    if columns is not None and A.shape[1] != columns:
+        raise FormatError(path, key, f"has {A.shape[1]} columns, Xtrain has {columns}")
+    if not np.isfinite(A).all():
+        raise FormatError(path, key, "holds NaN or infinite values")
+    return A
+
+
+def _quantbnb_targets(d, key, C, treetype, path, rows):
+    """``d[key]`` as class codes 0..C-1 (treetype C; one-hot rows accepted) or float targets (treetype R)."""
+    try:
+        Y = np.asarray(d[key], dtype=np.float64)
+    except (ValueError, TypeError):
+        raise FormatError(path, key, "must be a list of numbers or of rows of numbers") from None
+    if Y.ndim not in (1, 2) or Y.shape[0] != rows:
+        raise FormatError(path, key, f"has shape {Y.shape}; expected {rows} rows, one per row of "
+                                     f"X{key[1:]}")
+    if not np.isfinite(Y).all():
+        raise FormatError(path, key, "holds NaN or infinite values")
     if treetype == "R":
         return Y[:, 0].copy() if Y.ndim == 2 and Y.shape[1] == 1 else Y
     if Y.ndim == 2:  # one-hot rows (the Julia solver's input); stored files use label codes
         if Y.shape[1] != C or not np.all((Y == 0) | (Y == 1)) or not np.all(Y.sum(axis=1) == 1):
-            raise ValueError(f"{path}: Y is 2-D but not one-hot over C={C} classes")
+            raise FormatError(path, key, f"is 2-D but not one-hot over C={C} classes")
         return Y.argmax(axis=1).astype(np.int64)
-    if not np.all(Y == np.round(Y)) or (Y.size and (Y.min() < 0 or Y.max() >= C)):
-        raise ValueError(f"{path}: class labels must be integers 0..{C - 1}")
+    if not np.all(Y == np.round(Y)) or Y.min() < 0 or Y.max() >= C:
+        raise FormatError(path, key, f"class labels must be integers 0..{C - 1} (C={C})")
     return Y.astype(np.int64)
 
 
@@ -382,17 +475,31 @@ def _load_quantbnb(entry, path):
     ``Class[k]`` is the original class of code k; regression Y is ``(n, targets)``, flattened when there
     is one target (and still scaled, as in the paper's experiments).
     """
-    with open(path, encoding="utf-8") as fh:
-        d = json.load(fh)
-    tt, C = d["treetype"], int(d["C"])
-    X = np.asarray(d["Xtrain"], dtype=np.float64)
-    X_test = np.asarray(d["Xtest"], dtype=np.float64)
-    y = _quantbnb_targets(d["Ytrain"], C, tt, path)
-    y_test = _quantbnb_targets(d["Ytest"], C, tt, path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FormatError(path, "JSON", f"not a JSON file ({exc})") from None
+    if not isinstance(d, dict):
+        raise FormatError(path, "top level", f"must be a JSON object with keys {', '.join(_QUANTBNB_KEYS)}")
+    for key in _QUANTBNB_KEYS:
+        if key not in d:
+            raise FormatError(path, key, f"missing (a Quant-BnB file has keys {', '.join(_QUANTBNB_KEYS)})")
+    tt, C = d["treetype"], d["C"]
+    if tt not in ("C", "R"):
+        raise FormatError(path, "treetype", f"must be 'C' (classification) or 'R' (regression); got {tt!r}")
+    if not isinstance(C, int) or isinstance(C, bool) or C < 1:
+        raise FormatError(path, "C", f"must be a positive integer (classes, or 1 for regression); got {C!r}")
+    X = _json_matrix(d, "Xtrain", path)
+    X_test = _json_matrix(d, "Xtest", path, columns=X.shape[1])
+    y = _quantbnb_targets(d, "Ytrain", C, tt, path, rows=X.shape[0])
+    y_test = _quantbnb_targets(d, "Ytest", C, tt, path, rows=X_test.shape[0])
     task = "classification" if tt == "C" else "regression"
     class_names = None
     if task == "classification":
-        class_names = [str(c) for c in d["Class"]] if len(d.get("Class", [])) == C else list(range(C))
+        names_ = d.get("Class")
+        class_names = [str(c) for c in names_] if isinstance(names_, list) and len(names_) == C \
+            else list(range(C))
     return dict(X=X, y=y, X_test=X_test, y_test=y_test,
                 feature_names=[f"x{j}" for j in range(X.shape[1])], n_categories=None,
                 kind="continuous", task=task, class_names=class_names, encoding="raw")
@@ -400,8 +507,17 @@ def _load_quantbnb(entry, path):
 
 def _load_gosdt(entry, path):
     """GOSDT CSV: a header row, 0/1 features, label in the last column."""
-    table = pd.read_csv(path)
-    X = check_binary(table.iloc[:, :-1].to_numpy(), list(table.columns[:-1]))
+    try:
+        table = pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        raise FormatError(path, "rows", "the file is empty; a GOSDT CSV has a header row") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise FormatError(path, "rows", f"not a CSV table ({' '.join(str(exc).split())})") from None
+    if table.shape[1] < 2 or table.shape[0] == 0:
+        raise FormatError(path, "columns", f"a GOSDT CSV has a header, rows, features and a label column; "
+                                           f"got {table.shape[0]} rows x {table.shape[1]} columns")
+    X = _checked(path, "features (all columns but the last)", check_binary, table.iloc[:, :-1].to_numpy(),
+                 list(table.columns[:-1]))
     y, classes = _class_codes(table.iloc[:, -1].to_numpy())
     return dict(X=X, y=y, feature_names=[str(c) for c in table.columns[:-1]],
                 n_categories=np.full(X.shape[1], 2, dtype=np.int64), kind="binary",
@@ -657,14 +773,15 @@ def names(collection: str | None = None, available_only: bool = False) -> list[s
     """All data set names (optionally of one collection; optionally only those loadable now).
 
     ``sklearn/`` and ``gen/`` names are always available; a file-backed name is available when its
-    file is found on the search path (the checksum is checked at load time, not here).
+    file is found on the search path or, unless :func:`offline`, can be downloaded on first use (the
+    checksum is checked at load time, not here).
     """
     cols = collections()
     if collection is not None and collection not in cols:
         raise ValueError(f"unknown collection {collection!r}; collections: {', '.join(cols)}")
     out = []
     for name, e in _manifest().items():
-        if collection in (None, e["collection"]) and (not available_only or _find(e) is not None):
+        if collection in (None, e["collection"]) and (not available_only or _available(e)):
             out.append(name)
     if collection in (None, "sklearn"):
         out += [f"sklearn/{s}" for s in _SKLEARN]
@@ -703,23 +820,24 @@ def _split(name):
 def info(name: str) -> dict:
     """What is known about ``name`` without loading it.
 
-    Keys: name, collection, format, path (relative), file (where it was found, or None), url, sha256,
-    license, available, kind, task, n, n_test, n_features, n_classes, note (and, for gen/, the
-    generator's parameters with their defaults).
+    Keys: name, collection, format, path (relative), file (where it was found, or None), on_disk
+    (``file`` is not None), available (loadable now: on disk, or downloadable on first use unless
+    :func:`offline`), url, sha256, license, kind, task, n, n_test, n_features, n_classes, bytes, note
+    (and, for gen/, the generator's parameters with their defaults).
     """
     where, key = _split(name)
     if where == "file":
         e = _manifest()[key]
         found = _find(e)
         out = {k: e.get(k) for k in ("name", "collection", "format", "path")}
-        out.update(file=str(found) if found else None, url=e["url"], sha256=e["sha256"],
-                   license=e["license"], available=found is not None)
+        out.update(file=str(found) if found else None, on_disk=found is not None, url=e["url"],
+                   sha256=e["sha256"], license=e["license"], available=found is not None or not offline())
         out.update({k: e.get(k) for k in ("kind", "task", "n", "n_test", "n_features", "n_classes",
                                           "bytes", "encoding")})
         out["note"] = e.get("note", "")
         return out
-    base = dict(name=name, collection=where, path=None, file=None, url=None, sha256=None, available=True,
-                n_test=None, note="")
+    base = dict(name=name, collection=where, path=None, file=None, on_disk=True, url=None, sha256=None,
+                available=True, n_test=None, note="")
     if where == "sklearn":
         loader, task, n, p, K = _SKLEARN[key]
         base.update(format="sklearn", license="BSD-3-Clause (scikit-learn bundled data)", kind="continuous",
@@ -739,14 +857,47 @@ def info(name: str) -> dict:
 # load
 # --------------------------------------------------------------------------------------------------
 
-def _missing(entry) -> MissingDataError:
+def _available(entry) -> bool:
+    return not offline() or _find(entry) is not None
+
+
+def _missing(entry, reason=None) -> MissingDataError:
+    """The error for a file that is on no data root: ``reason`` says why it was not downloaded."""
     roots = data_paths()
-    extra = (" (the manifest has no sha256 for it, so add --no-verify)"
-             if entry.get("sha256") is None else "")
-    msg = (f"data file {entry['path']} for {entry['name']!r} was not found in the search path "
-           f"[{os.pathsep.join(str(r) for r in roots)}]; run `odtlab data fetch {entry['name']}`{extra} "
-           f"to download it from {entry['url']}, or point {ENV_DATA} at a folder holding {entry['path']}")
+    why = reason or f"downloads are off ({ENV_OFFLINE}={os.environ.get(ENV_OFFLINE)})"
+    msg = (f"data file {entry['path']} for {entry['name']!r} is not in the search path "
+           f"[{os.pathsep.join(str(r) for r in roots)}] and {why}; run "
+           f"`{shell_command('data fetch ' + entry['name'])}` where the internet (or a mirror, "
+           f"--mirror URL) is reachable, or point {ENV_DATA} at a folder holding {entry['path']}")
     return MissingDataError(entry["name"], entry["path"], roots, msg)
+
+
+def _check_shape(entry, path, fields):
+    """The read file has the manifest's size (n, n_test, n_features, n_classes); FormatError otherwise."""
+    X, X_test = fields["X"], fields.get("X_test")
+    found = {"n": X.shape[0], "n_test": None if X_test is None else X_test.shape[0], "n_features": X.shape[1],
+             "n_classes": None if fields["class_names"] is None else len(fields["class_names"])}
+    for key, value in found.items():
+        if entry.get(key) != value:
+            raise FormatError(path, key, f"the file gives {value}, the manifest {entry.get(key)} for "
+                                         f"{entry['name']}")
+
+
+def read_file(path, format: str, kind: str = "binary", encoding: str | None = None,
+              name: str | None = None) -> Dataset:
+    """Read a file in one of the benchmark formats (``dl``, ``branches``, ``quantbnb-json``, ``gosdt-csv``).
+
+    ``kind`` and ``encoding`` only matter for ``branches`` files (``"categorical"`` / ``"ordinal"`` for
+    ``-o`` files). A file that breaks its format raises :class:`FormatError` naming the file and the field.
+    """
+    if format not in _READERS:
+        raise ValueError(f"format must be one of {', '.join(_READERS)}; got {format!r}")
+    if kind not in ("categorical", "binary"):
+        raise ValueError(f"kind must be 'categorical' or 'binary' for a file; got {kind!r}")
+    path = Path(path)
+    entry = {"kind": kind, "encoding": encoding or ("ordinal" if kind == "categorical" else "binary")}
+    fields = _READERS[format](entry, path)
+    return Dataset(name=name or path.stem, source=str(path), **fields)
 
 
 def _encode(ds: Dataset, encoding, n_quantiles) -> Dataset:
@@ -785,10 +936,12 @@ def load(name: str, encoding: str | None = None, **params) -> Dataset:
 
     ``params`` go to ``gen/`` generators (e.g. ``load("gen/random-binary", n=50, q=5, seed=1)``);
     ``n_quantiles=`` goes with ``encoding="quantiles"``. A file-backed set is read from the first data
-    root that has it and its sha256 is checked once per file per process.
+    root that has it, else downloaded into the cache (see :func:`fetch`; not when :func:`offline`), and
+    its sha256 is checked once per file per process.
 
-    Raises UnknownDatasetError (KeyError), MissingDataError (FileNotFoundError), ChecksumError
-    (ValueError), and ValueError for an encoding that does not apply.
+    Raises UnknownDatasetError (KeyError), MissingDataError (FileNotFoundError: offline, or the
+    download failed), ChecksumError and FormatError (ValueError), and ValueError for an encoding that
+    does not apply.
     """
     where, key = _split(name)
     n_quantiles = params.pop("n_quantiles", None)
@@ -801,11 +954,10 @@ def load(name: str, encoding: str | None = None, **params) -> Dataset:
             ds = _load_sklearn(key)
         else:
             entry = _manifest()[key]
-            path = _find(entry)
-            if path is None:
-                raise _missing(entry)
+            path = _find(entry) or _download_missing(entry)
             _verify(path, entry)
             fields = _READERS[entry["format"]](entry, path)
+            _check_shape(entry, path, fields)
             ds = Dataset(name=name, source=str(path), description=entry.get("note", ""), **fields)
     return _encode(ds, encoding, n_quantiles)
 
@@ -814,63 +966,259 @@ def load(name: str, encoding: str | None = None, **params) -> Dataset:
 # fetch
 # --------------------------------------------------------------------------------------------------
 
+def _file_entry(name):
+    where, key = _split(name)
+    if where != "file":
+        raise ValueError(f"{name} is {'bundled with scikit-learn' if where == 'sklearn' else 'generated'}; "
+                         "there is nothing to fetch")
+    return _manifest()[key]
+
+
+def _source_url(entry, mirror=None) -> str:
+    """The manifest's public URL, or ``mirror/<path>`` with ``mirror`` (default ``$ODTLAB_MIRROR``)."""
+    mirror = mirror or os.environ.get(ENV_MIRROR)
+    return (mirror.rstrip("/") + "/" + urllib.parse.quote(entry["path"])) if mirror else entry["url"]
+
+
+def _max_bytes(entry) -> int:
+    """The size cap of a download: the manifest's ``bytes`` with :data:`SIZE_SLACK` and 64 KiB to spare."""
+    return int(entry["bytes"] * SIZE_SLACK) + 2**16
+
+
+def _human(n) -> str:
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
+
+
+def _copy_url(url, out, max_bytes, deadline, label, total) -> str:
+    """Stream ``url`` into the open file ``out``; return the sha256 of what was written.
+
+    Stops with DownloadError past ``max_bytes`` (also when the server announces more) or ``deadline``
+    seconds after the start, however slowly the bytes arrive (each read returns what has arrived, and
+    waits at most ``min(DOWNLOAD_TIMEOUT, deadline)`` for it).
+    """
+    start = time.monotonic()
+    h, size, bar = hashlib.sha256(), 0, None
+    req = urllib.request.Request(url, headers={"User-Agent": "odtlab"})
+    try:
+        with urllib.request.urlopen(req, timeout=min(DOWNLOAD_TIMEOUT, deadline)) as resp:
+            announced = resp.headers.get("Content-Length")
+            if announced is not None and announced.isdigit() and int(announced) > max_bytes:
+                raise DownloadError(f"{url} announces {int(announced)} bytes, more than the {max_bytes} "
+                                    f"allowed for {label} ({total} expected); nothing was installed")
+            if total >= PROGRESS_BYTES:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=total, unit="B", unit_scale=True, desc=label, leave=False)
+            while chunk := resp.read1(1 << 16):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise DownloadError(f"{url} sent more than {max_bytes} bytes for {label} ({total} "
+                                        "expected); stopped, nothing was installed")
+                if time.monotonic() - start > deadline:
+                    raise DownloadError(f"downloading {label} from {url} took longer than {deadline:g} s; "
+                                        "stopped, nothing was installed")
+                h.update(chunk)
+                out.write(chunk)
+                if bar is not None:
+                    bar.update(len(chunk))
+    except DownloadError:
+        raise
+    except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the open error response
+        raise DownloadError(f"could not download {label} from {url}: HTTP {exc.code} {exc.reason}") from exc
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise DownloadError(f"could not download {label} from {url}: {reason}") from exc
+    finally:
+        if bar is not None:
+            bar.close()
+    return h.hexdigest()
+
+
+def _remove_stale_parts(target: Path, deadline):
+    """Remove ``.part`` files of ``target`` left by a process that was killed (older than any download)."""
+    cutoff = time.time() - deadline - DOWNLOAD_TIMEOUT
+    for part in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
+        try:
+            if part.stat().st_mtime < cutoff:
+                part.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def fetch(name: str, mirror: str | None = None, dest=None, force: bool = False,
-          verify: bool = True) -> Path:
+          deadline: float = DOWNLOAD_DEADLINE) -> Path:
     """Download ``name``'s file, check its sha256 and install it; return its path.
 
     The URL is the manifest's public source at a pinned commit, or, with ``mirror`` (or the env
     ``ODTLAB_MIRROR``), ``mirror.rstrip('/') + '/' + <manifest path>`` (any URL urllib opens, including
     ``file://``). The file goes to ``dest`` (default: the user cache, :func:`cache_dir`) under the
-    manifest's relative path: it is written to a temporary file in the same folder, verified, then
-    renamed, so a failed or corrupt download leaves nothing behind (ChecksumError / DownloadError).
+    manifest's relative path. One line on stderr says what is downloaded (and a progress bar follows
+    for a file of :data:`PROGRESS_BYTES` or more). The bytes go to a ``.part`` file in the same folder,
+    cut off past the manifest's size (:func:`_max_bytes`) or ``deadline`` seconds, verified, then
+    renamed; any failure, Ctrl-C included, removes the ``.part`` file (ChecksumError / DownloadError),
+    and one left by a killed process is removed by the next fetch of the same file.
 
-    An existing, valid file is kept unless ``force``. A manifest entry with no sha256 is refused with
-    UnverifiedDataError unless ``verify=False`` (a recorded checksum is always checked).
+    A valid file already on the data path (or, with ``dest``, in ``dest``) is returned as it is, unless
+    ``force``.
     """
-    where, key = _split(name)
-    if where != "file":
-        raise ValueError(f"{name} is {'bundled with scikit-learn' if where == 'sklearn' else 'generated'}; "
-                         "there is nothing to fetch")
-    entry = _manifest()[key]
-    expected = entry.get("sha256")
-    if expected is None and verify:
-        raise UnverifiedDataError(
-            f"the manifest records no sha256 for {name} ({entry['path']}), so its download cannot be "
-            f"verified; pass verify=False (`odtlab data fetch {name} --no-verify`) to install it anyway")
+    entry = _file_entry(name)
+    if dest is None and not force:
+        found = _find(entry)
+        if found is not None and _sha256_file(found) == entry["sha256"]:
+            return found
     root = Path(dest).expanduser() if dest is not None else cache_dir()
     target = root / entry["path"]
-    if target.is_file() and not force:
-        if expected is None or _sha256_file(target) == expected:
-            return target
-    mirror = mirror or os.environ.get(ENV_MIRROR)
-    url = (mirror.rstrip("/") + "/" + urllib.parse.quote(entry["path"])) if mirror else entry["url"]
+    if target.is_file() and not force and _sha256_file(target) == entry["sha256"]:
+        return target
+    url = _source_url(entry, mirror)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(target, deadline)
+    print(f"odtlab: downloading {name} ({_human(entry['bytes'])}) from {url} into {root}", file=sys.stderr,
+          flush=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
-        h = hashlib.sha256()
         with os.fdopen(fd, "wb") as out:
-            try:
-                req = urllib.request.Request(url, headers={"User-Agent": "odtlab"})
-                with urllib.request.urlopen(req, timeout=DOWNLOAD_TIMEOUT) as resp:
-                    for chunk in iter(lambda: resp.read(1 << 16), b""):
-                        h.update(chunk)
-                        out.write(chunk)
-            except urllib.error.HTTPError as exc:
-                exc.close()  # it holds the open error response
-                raise DownloadError(f"could not download {name} from {url}: HTTP {exc.code} {exc.reason}") \
-                    from exc
-            except (urllib.error.URLError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                raise DownloadError(f"could not download {name} from {url}: {reason}") from exc
-        actual = h.hexdigest()
-        if expected is not None and actual != expected:
-            raise ChecksumError(url, expected, actual, "; nothing was installed")
+            actual = _copy_url(url, out, _max_bytes(entry), deadline, name, entry["bytes"])
+        if actual != entry["sha256"]:
+            raise ChecksumError(url, entry["sha256"], actual, "; nothing was installed")
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    if expected is None:
-        warnings.warn(f"installed {target} without a recorded checksum (its sha256 is {actual})",
-                      stacklevel=2)
     return target
+
+
+def _download_missing(entry) -> Path:
+    """:func:`fetch` for :func:`load`: MissingDataError when offline or when the download failed."""
+    if offline():
+        raise _missing(entry)
+    try:
+        return fetch(entry["name"])
+    except DownloadError as exc:
+        raise _missing(entry, f"downloading it failed ({exc})") from exc
+
+
+def expand(specs) -> list[str]:
+    """Manifest names from names and collections (``"dl/"`` or ``"dl"``: every file of the collection)."""
+    out = []
+    file_collections = collections()[:-2]
+    for spec in specs:
+        col = spec.rstrip("/")
+        if col in file_collections and (spec.endswith("/") or "/" not in spec):
+            out += names(col)
+        else:
+            out.append(_file_entry(spec)["name"])
+    return list(dict.fromkeys(out))
+
+
+def fetch_many(specs, mirror=None, dest=None, force=False, deadline=DOWNLOAD_DEADLINE) -> dict:
+    """:func:`fetch` each name or collection of ``specs`` (see :func:`expand`); return ``{name: path}``.
+
+    Every file is tried; when some fail, DownloadError lists them after the others are installed.
+    """
+    done, failed = {}, []
+    for name in expand(specs):
+        try:
+            done[name] = fetch(name, mirror=mirror, dest=dest, force=force, deadline=deadline)
+        except (DownloadError, ChecksumError) as exc:
+            failed.append(f"{name}: {exc}")
+    if failed:
+        raise DownloadError(f"{len(failed)} of {len(failed) + len(done)} downloads failed: " + " | ".join(failed))
+    return done
+
+
+# --------------------------------------------------------------------------------------------------
+# what the chapters use
+# --------------------------------------------------------------------------------------------------
+
+CHAPTERS = Path(__file__).resolve().parents[1] / "notebooks"  # a checkout's chapters
+
+
+def _chapter_sources(folder: Path) -> dict:
+    """``{chapter: source text}``: ``src/NN_*.py`` of a checkout's notebooks folder, else ``NN_*.ipynb``
+    code cells (IPython magics and shell lines commented out)."""
+    sources = {p.stem: p.read_text(encoding="utf-8") for p in sorted((folder / "src").glob("[0-9][0-9]_*.py"))}
+    if sources:
+        return sources
+    for p in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
+        code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        sources[p.stem] = "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line
+                                     for line in "\n".join(code).splitlines())
+    return sources
+
+
+def _base_name(text):
+    """``"quantbnb/bank"`` from ``"quantbnb/bank[encoding=midpoints]"``; None for a non-manifest string."""
+    name = text.split("[", 1)[0]
+    return name if name in _manifest() else None
+
+
+def _names_filter(comp):
+    """For a comprehension over ``names(...)``: the manifest names it can yield. The collection argument
+    and the ``info(x)[key] == "value"`` conditions narrow them; other conditions are ignored (a superset)."""
+    call = comp.generators[0].iter
+    col = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+    wanted = {}
+    for cond in comp.generators[0].ifs:
+        for node in ast.walk(cond):
+            if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+                    and isinstance(node.left, ast.Subscript) and isinstance(node.left.slice, ast.Constant)
+                    and isinstance(node.comparators[0], ast.Constant)):
+                wanted[node.left.slice.value] = node.comparators[0].value
+    return [n for n, e in _manifest().items()
+            if col in (None, e["collection"]) and all(e.get(k) == v for k, v in wanted.items())]
+
+
+def _source_datasets(text, table_names, quick) -> set:
+    """The manifest names one chapter source uses (see :func:`chapter_datasets`)."""
+    from odtlab.experiments.reproduction import table_runs
+    from odtlab.experiments.runs import parse_dataset
+
+    tree = ast.parse(text)
+    consts = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    used = {b for b in map(_base_name, consts) if b}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # f"quantbnb/{name}": instances with the chapter's strings
+            pattern = "".join(re.escape(v.value) if isinstance(v, ast.Constant) else "(.+)" for v in node.values)
+            for name in _manifest():
+                m = re.fullmatch(pattern, name)
+                if m and all(g in consts for g in m.groups()):
+                    used.add(name)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            call = node.generators[0].iter
+            if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", "")) == "names":
+                used.update(_names_filter(node))
+    for table in consts & set(table_names):
+        used.update(parse_dataset(run.dataset)[0] for run in table_runs(table, quick).values())
+    return {n for n in used if n in _manifest()}
+
+
+def chapter_datasets(folder=None, quick: bool | None = None) -> list[str]:
+    """The manifest data sets the notebook chapters in ``folder`` use, derived from their sources.
+
+    ``folder`` defaults to the checkout's ``notebooks/`` (else ``./notebooks``). A chapter uses: every
+    string in it that is a manifest name (``"dl/anneal"``, ``"quantbnb/bank[encoding=midpoints]"``);
+    every manifest name an f-string in it gives with the chapter's strings (``f"quantbnb/{name}"``);
+    the names a comprehension over :func:`names` yields, narrowed by its ``info(name)[key] == value``
+    conditions; and the data sets of every reproduction table it names, in quick mode unless
+    ``ODTLAB_QUICK=0`` (``quick`` overrides).
+    """
+    from odtlab.experiments import tables
+    from odtlab.experiments.reproduction import quick_from_env
+
+    if folder is None:
+        folder = CHAPTERS if CHAPTERS.is_dir() else Path("notebooks")
+    folder = Path(folder)
+    sources = _chapter_sources(folder)
+    if not sources:
+        raise FileNotFoundError(f"no chapters (NN_name.ipynb or src/NN_name.py) in {folder}; give the folder "
+                                "that holds them")
+    quick = quick_from_env() if quick is None else quick
+    table_names = tables.names()
+    used = set()
+    for text in sources.values():
+        used |= _source_datasets(text, table_names, quick)
+    return sorted(used)

@@ -70,8 +70,12 @@ COMMON_CONSTRAINTS = {
     "keep_search": ["boolean"],
 }
 
-#: The Attributes section every estimator's docstring ends with.
-ATTRIBUTES_DOC = """
+#: The end of every estimator's docstring: the ``memory_limit`` parameter that every estimator takes
+#: (:meth:`TreeEstimator.__init_subclass__`), then the Attributes section.
+ATTRIBUTES_DOC = """    memory_limit : "auto", None, bytes or a size string such as "4GiB", keyword-only, default="auto"
+        Cap on the search's memory (:mod:`odtlab.memory`): "auto" is half the memory available when ``fit``
+        starts; a search that reaches the cap stops with status ``memory_limit`` and keeps its tree and gap.
+
     Attributes
     ----------
     tree_ : odtlab.tree.Tree

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from odtlab import events as ev
-from odtlab import memory
+from odtlab import events as ev, memory, warmup
 from odtlab.core import events as core
 
-STOP_STATUSES = ("optimal", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted", "running")
+STOP_STATUSES = ("optimal", "uncertified", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted",
+                 "running")
 
 
 class Solver:
@@ -88,6 +88,19 @@ class Solver:
         """A caption for ``event`` in the paper's words; solvers may add printable keys."""
         return event.caption(self.feature_names)
 
+    def certificate(self):
+        """None when the finished search's tree meets the rule of :mod:`odtlab.certificate` (its objective,
+        recomputed from the data, equals the certified lower bound within the stated tolerance), else the
+        reason it does not; the status is then "uncertified" instead of "optimal"."""
+        return None
+
+    def uncertified(self):
+        """:meth:`certificate`, computed once per iteration count (a finished search's ``bounds`` may ask)."""
+        memo = getattr(self, "_certificate_memo", None)
+        if memo is None or memo[0] != self.iterations:
+            memo = self._certificate_memo = (self.iterations, self.certificate())
+        return memo[1]
+
     def incumbent_value(self):
         lower, upper = self.bounds()
         return upper if self.sense == "min" else lower
@@ -100,6 +113,8 @@ class Result:
     ``lower_bound <= optimum <= upper_bound`` always holds, in the objective's own direction: for a
     maximised objective (Branches' H_lambda) the incumbent is the lower bound, for a minimised one
     (misclassifications) it is the upper bound. ``gap`` is their difference; it is 0 when optimal.
+    ``optimal`` (status "optimal") follows the rule of :mod:`odtlab.certificate`; a finished exact search that
+    cannot meet it has status "uncertified", its reason in ``stats["certificate"]`` and bounds that hold anyway.
     """
 
     algorithm: str
@@ -243,7 +258,9 @@ class Search:
 
     def _finish_status(self):
         if self.solver.finished:
-            return "optimal" if self.solver.exact else "done"
+            if not self.solver.exact:
+                return "done"
+            return "optimal" if self.solver.uncertified() is None else "uncertified"
         return None
 
     # -- public API ----------------------------------------------------------------------------
@@ -258,7 +275,8 @@ class Search:
     def run(self, time_limit=None, max_iterations=None, memory_limit="auto", progress=False):
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
-        ``time_limit`` (seconds) and ``max_iterations`` count from this call. ``memory_limit`` caps what the
+        ``time_limit`` (seconds) and ``max_iterations`` count from this call, after the kernel is
+        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`). ``memory_limit`` caps what the
         search holds, its state and the events it keeps (bytes, a size such as ``"4GiB"``, None for no limit,
         or "auto": :func:`odtlab.memory.default_memory_limit`, half the available memory); see
         :mod:`odtlab.memory` for what it promises. Ctrl-C stops between kernel calls and is held during a
@@ -269,6 +287,7 @@ class Search:
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         memory_limit = memory.check_memory_limit(memory_limit)
+        warmup.compile_kernel(self.solver, self.record, self._buffer)  # before the clock: the limit is the search's
         start = time.perf_counter()
         deadline = None if time_limit is None else start + time_limit
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
@@ -321,6 +340,7 @@ class Search:
         """
         if record not in core.LEVELS or record == "none":
             raise ValueError("steps() needs record='summary' or 'full'")
+        warmup.compile_kernel(self.solver, record, self._buffer)  # with its one-line notice when it compiles
         done_iterations = 0
         while not self.solver.finished:
             if max_iterations is not None and done_iterations >= max_iterations:
@@ -369,6 +389,8 @@ class Search:
         stats = {"iterations": int(self.solver.iterations), "seconds": self._seconds,
                  "peak_memory": int(self._peak_bytes)}
         stats.update(self.solver.stats())
+        if finished == "uncertified":
+            stats["certificate"] = self.solver.uncertified()
         return Result(self.solver.name, self.solver.incumbent(), self.solver.incumbent_value(), lower, upper,
                       finished == "optimal", status, self.solver.sense, stats)
 
@@ -397,6 +419,5 @@ def _progress_bar(progress, solver):
 
 def _update_bar(bar, solver):
     lower, upper = solver.bounds()
-    bar.n = int(solver.iterations)
     bar.set_postfix(lower=f"{lower:.6g}", upper=f"{upper:.6g}", gap=f"{upper - lower:.3g}", refresh=False)
-    bar.update(0)  # redraws when tqdm's delay and mininterval allow (refresh() would show it at once)
+    bar.update(int(solver.iterations) - bar.n)  # draws no sooner than tqdm's delay and mininterval allow

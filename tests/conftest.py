@@ -10,6 +10,7 @@ import pytest
 _SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 if "ODTLAB_DATA" not in os.environ and _SHARED.is_dir():
     os.environ["ODTLAB_DATA"] = str(_SHARED)
+os.environ.setdefault("ODTLAB_OFFLINE", "1")  # no test downloads by accident; the download tests unset it
 
 
 @pytest.fixture(scope="session")

@@ -372,7 +372,7 @@ def test_growth_under_a_memory_limit_uses_the_memory_it_is_given():
     X = rng.integers(0, 2, size=(60, 14))
     y = rng.integers(0, 3, size=60)
     solver = BranchesSolver(X, y, lam=0.001, capacity=64)
-    search = Search(solver)
+    search = Search(solver, record="none")  # the state alone: kept events count against the limit too
     limit = 2_000_000
     res = search.run(memory_limit=limit)
     assert res.status == "memory_limit"

@@ -7,6 +7,7 @@ skips) in CI when the folder is missing.
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -244,17 +245,15 @@ def test_names_and_collections(root):
     everything = datasets.names()
     assert set(MANIFEST) <= set(everything) and "sklearn/iris" in everything and "gen/xor" in everything
     assert all(n.startswith("quantbnb/") for n in datasets.names("quantbnb"))
-    available = datasets.names(available_only=True)
-    assert "dl/anneal" in available and "dl/letter" not in available and "gen/xor" in available
-    assert "dl/letter" in datasets.names("dl")
+    available = datasets.names(available_only=True)  # offline (conftest): only what is on disk
+    assert "dl/anneal" in available and "gen/xor" in available
+    assert "dl/letter" not in everything  # dropped: no verified copy of its file
     with pytest.raises(ValueError, match="collections: dl, branches, quantbnb, gosdt, sklearn, gen"):
         datasets.names("uci")
     meta = datasets.info("dl/anneal")
-    assert meta["available"] and Path(meta["file"]) == root / "murtree-data/DL/anneal.txt"
+    assert meta["available"] and meta["on_disk"] and Path(meta["file"]) == root / "murtree-data/DL/anneal.txt"
     assert meta["url"].startswith("https://raw.githubusercontent.com/MurTree/murtree-data/65d54d1")
     assert len(meta["sha256"]) == 64 and meta["format"] == "dl" and meta["license"] == "MIT"
-    letter = datasets.info("dl/letter")
-    assert (letter["available"], letter["sha256"], letter["file"]) == (False, None, None)
 
 
 def test_manifest_is_consistent():
@@ -262,9 +261,24 @@ def test_manifest_is_consistent():
         assert name.startswith(e["collection"] + "/")
         assert e["format"] in ("dl", "branches", "quantbnb-json", "gosdt-csv")
         assert e["url"].startswith("https://raw.githubusercontent.com/") and "/" not in e["path"][:1]
-        assert e["sha256"] is None or len(e["sha256"]) == 64
+        assert len(e["sha256"]) == 64 and int(e["sha256"], 16) >= 0 and e["bytes"] > 0
         if e["collection"] == "quantbnb":
             assert e["task"] in ("classification", "regression")
+
+
+def test_manifest_matches_the_published_checksums(root):
+    """Every entry's sha256 and size are those of the file at its pinned commit (the folder's SHA256SUMS)."""
+    sums = dict(line.split()[::-1] for line in (root / "SHA256SUMS").read_text().splitlines())
+    for e in MANIFEST.values():
+        assert sums["./" + e["path"]] == e["sha256"], e["name"]
+        assert (root / e["path"]).stat().st_size == e["bytes"], e["name"]
+
+
+def test_manifest_is_package_data_read_through_importlib_resources():
+    import importlib.resources
+
+    assert datasets.MANIFEST == importlib.resources.files("odtlab") / "data" / "manifest.json"
+    assert datasets.MANIFEST.is_file() and set(MANIFEST) == set(datasets._manifest())
 
 
 def test_unknown_name_suggests_close_matches():
@@ -283,19 +297,28 @@ def test_missing_file_names_file_search_path_and_command(monkeypatch, tmp_path):
     empty.mkdir()
     monkeypatch.setenv("ODTLAB_DATA", str(empty))
     monkeypatch.setenv("ODTLAB_CACHE", str(cache))
-    assert datasets.data_paths()[:2] == [empty, cache]
+    monkeypatch.setenv("ODTLAB_OFFLINE", "1")
+    assert datasets.data_paths() == [empty, cache]
     with pytest.raises(MissingDataError) as info:
         datasets.load("dl/anneal")
     assert isinstance(info.value, FileNotFoundError)
     message = str(info.value)
-    for part in ("murtree-data/DL/anneal.txt", str(empty), str(cache), "`odtlab data fetch dl/anneal`"):
+    for part in ("murtree-data/DL/anneal.txt", str(empty), str(cache), "data fetch dl/anneal`"):
         assert part in message
     assert datasets.names("dl", available_only=True) == []
 
 
-def test_letter_is_missing_even_with_shared_data(root):
-    with pytest.raises(MissingDataError, match=r"odtlab data fetch dl/letter` \(the manifest has no sha256"):
-        datasets.load("dl/letter")
+def test_shell_command_runs_in_the_users_shell(monkeypatch, tmp_path):
+    """``odtlab`` when this environment's script is on PATH, else the script's path, else ``python -m``."""
+    script = Path(sys.prefix) / "bin" / "odtlab"
+    if script.is_file():
+        monkeypatch.setenv("PATH", str(script.parent))
+        assert datasets.shell_command("data fetch X") == "odtlab data fetch X"
+        monkeypatch.setenv("PATH", str(tmp_path))
+        monkeypatch.chdir(tmp_path)
+        assert datasets.shell_command("data fetch X") == f"{script} data fetch X"
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    assert datasets.shell_command("data list") == f"{sys.executable} -m odtlab.cli data list"
 
 
 def test_search_path_order(root, monkeypatch, tmp_path):
@@ -324,3 +347,119 @@ def test_corrupt_file_raises_checksum_error(root, monkeypatch, tmp_path):
     assert info.value.actual != info.value.expected and info.value.actual in message
     with pytest.raises(ChecksumError):  # the cached digest still rejects it
         datasets.load("dl/hepatitis")
+
+
+# -- corrupt files: a FormatError naming the file and the field --------------------------------------
+
+def _quantbnb(tmp_path, root, **changes):
+    d = json.loads((root / MANIFEST["quantbnb/bank"]["path"]).read_text())
+    d.update(changes)
+    for key in [k for k, v in changes.items() if v is None]:
+        del d[key]
+    path = tmp_path / "bank.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+@pytest.mark.parametrize("changes, field, problem", [
+    (dict(treetype="X"), "treetype", "must be 'C' (classification) or 'R' (regression); got 'X'"),
+    (dict(Xtest=[[0.5, 0.5, 0.5]]), "Xtest", "has 3 columns, Xtrain has 4"),
+    (dict(Ytrain=None), "Ytrain", "missing (a Quant-BnB file has keys Xtrain, Ytrain"),
+    (dict(Ytest=[0, 1]), "Ytest", "has shape (2,); expected 275 rows, one per row of Xtest"),
+    (dict(Ytrain=[7] * 1097), "Ytrain", "class labels must be integers 0..1 (C=2)"),
+    (dict(Xtrain=[[0.1, 0.2], [0.3]]), "Xtrain", "must be a list of rows of numbers, all of the same length"),
+    (dict(Xtrain=[[0.1, None, 0.2, 0.3]]), "Xtrain", "holds NaN or infinite values"),
+    (dict(C="2"), "C", "must be a positive integer"),
+])
+def test_corrupt_quantbnb_files_name_the_file_and_the_field(root, tmp_path, changes, field, problem):
+    path = _quantbnb(tmp_path, root, **changes)
+    with pytest.raises(datasets.FormatError) as info:
+        datasets.read_file(path, "quantbnb-json")
+    assert isinstance(info.value, ValueError) and info.value.field == field
+    assert str(info.value).startswith(f"{path}: {field}: {problem}")
+
+
+@pytest.mark.parametrize("fmt, text, field, problem", [
+    ("dl", "", "rows", "the file is empty"),
+    ("dl", "0 1 0\n1 0 1 1\n", "rows", "rows of different lengths"),
+    ("dl", "0 1 0\n1 0 x\n", "values", "a DL8.5/MurTree file holds space-separated integers only"),
+    ("dl", "0 1 2\n1 0 1\n", "features (columns 2..)", "column 1 is not binary"),
+    ("dl", "0\n1\n", "columns", "a DL8.5/MurTree row holds a label and at least one feature"),
+    ("branches", "0 1 0\n1 0 0.5\n", "values", "a Branches file holds space-separated integers only"),
+    ("gosdt-csv", "a,b,label\n0,3,1\n1,0,0\n", "features (all columns but the last)", "column 1 ('b') is not binary"),
+    ("gosdt-csv", "", "rows", "the file is empty"),
+])
+def test_corrupt_text_files_name_the_file_and_the_field(tmp_path, fmt, text, field, problem):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(datasets.FormatError) as info:
+        datasets.read_file(path, fmt)
+    assert info.value.field == field and str(info.value).startswith(f"{path}: {field}: {problem}")
+    assert "\n" not in str(info.value)
+
+
+def test_categorical_branches_file_with_a_negative_code(tmp_path):
+    path = tmp_path / "bad-o.txt"
+    path.write_text("0 2 1\n-1 0 0\n")
+    with pytest.raises(datasets.FormatError, match=r"bad-o.txt: features \(all columns but the last\): column 0 "
+                                                   r"holds negative codes"):
+        datasets.read_file(path, "branches", kind="categorical")
+
+
+def test_a_file_whose_size_differs_from_the_manifest_is_a_format_error(root, monkeypatch, tmp_path):
+    """Checked after the checksum, so only a manifest that disagrees with its own file gets here."""
+    entry = dict(MANIFEST["quantbnb/bank"], n_features=5)
+    monkeypatch.setitem(datasets._manifest(), "quantbnb/bank", entry)
+    with pytest.raises(datasets.FormatError, match=r"bank.json: n_features: the file gives 4, the manifest 5"):
+        datasets.load("quantbnb/bank")
+
+
+def test_read_file_reads_a_users_file_in_a_benchmark_format(root):
+    ds = datasets.read_file(root / MANIFEST["branches/monk1-o"]["path"], "branches", kind="categorical")
+    assert ds.name == "monk1-o" and ds.kind == "categorical" and ds.n_samples == MANIFEST["branches/monk1-o"]["n"]
+    with pytest.raises(ValueError, match="format must be one of dl, branches, quantbnb-json, gosdt-csv"):
+        datasets.read_file("x", "arff")
+
+
+# -- what the chapters use -------------------------------------------------------------------------
+
+CHAPTER_SOURCES = Path(__file__).resolve().parents[1] / "notebooks" / "src"
+
+
+def test_chapter_datasets_cover_every_literal_load_and_table_in_the_chapters():
+    """An independent regex pass over the chapter sources: each quoted manifest name, and each data set of
+    each reproduction table a chapter runs, is in ``chapter_datasets()`` (the newcomer test checks the same
+    at run time: the tour downloads nothing that ``--chapters`` did not)."""
+    import re
+
+    from odtlab.experiments import tables
+    from odtlab.experiments.reproduction import table_runs
+
+    used = set(datasets.chapter_datasets(quick=True))
+    text = "\n".join(p.read_text() for p in sorted(CHAPTER_SOURCES.glob("[0-9][0-9]_*.py")))
+    quoted = set(re.findall(r"""["']([a-z]+/[\w.+-]+)(?:\[[^]"']*\])?["']""", text))
+    assert {q for q in quoted if q in MANIFEST} <= used
+    named_tables = {t for t in tables.names() if f'"{t}"' in text}
+    assert len(named_tables) >= 8
+    for t in named_tables:
+        assert {run.dataset.split("[")[0] for run in table_runs(t, True).values()} <= used, t
+    assert {"quantbnb/page", "quantbnb/rice", "quantbnb/segment"} <= used  # chapter 08: names() filtered by kind
+    assert "quantbnb/concrete" in used and "branches/monk1-f" in used  # f"quantbnb/{name}", f"branches/monk1-{s}"
+
+
+def test_chapter_datasets_rules_on_a_made_up_chapter_folder(tmp_path):
+    (tmp_path / "00_a.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "d = datasets.load('dl/vote')"]},
+        {"cell_type": "markdown", "source": ["'dl/anneal' in prose is not a load"]},
+        {"cell_type": "code", "source": ["for s in ('l', 'f'):\n", "    datasets.load(f'branches/monk1-{s}')"]},
+        {"cell_type": "code", "source": ["xs = [n for n in datasets.names('quantbnb') "
+                                         "if datasets.info(n)['task'] == 'regression']"]},
+        {"cell_type": "code", "source": ["rep = run('branches-table2')"]}]}))
+    got = set(datasets.chapter_datasets(tmp_path, quick=True))
+    from odtlab.experiments.reproduction import table_runs
+
+    table = {r.dataset.split("[")[0] for r in table_runs("branches-table2", True).values()}
+    regression = {n for n, e in MANIFEST.items() if e["collection"] == "quantbnb" and e["task"] == "regression"}
+    assert got == {"dl/vote", "branches/monk1-l", "branches/monk1-f"} | regression | table
+    with pytest.raises(FileNotFoundError, match="no chapters .* in "):
+        datasets.chapter_datasets(tmp_path / "nothing")

@@ -45,7 +45,8 @@ def test_environment_yml_has_the_same_packages_and_versions_as_pyproject():
     conda, pip = _environment()
     conda_reqs = dict(_requirement(s) for s in conda if not s.startswith(("python", "pip")))
     pip_reqs = dict(_requirement(s) for s in pip if not s.startswith("-e"))
-    assert conda_reqs == dict(_requirement(s) for s in runtime + extras["test"])
+    assert conda_reqs == dict(_requirement(s) for s in runtime + extras["lab"] + extras["test"])
+    assert not any("[" in s for s in conda)  # an extra such as dask[distributed] is not a conda spec
     assert pip_reqs == dict(_requirement(s) for s in extras["peers"])
 
 

@@ -1,9 +1,11 @@
 # %% [markdown]
 # # 0. Start here: a tree, a search, its events
 #
-# odtlab is a kit for learning and researching **optimal decision trees**. Every algorithm in it
-# (CART, Branches, MurTree, Quant-BnB, DPDT and a brute-force oracle) is one numba kernel that runs as a
-# *search*: you can run it to the end, stop it and resume it, or step through it event by event.
+# odtlab is a kit for learning and researching **optimal decision trees**. Each of its algorithms (CART,
+# Branches, MurTree, Quant-BnB and DPDT) is one numba kernel that runs as a *search*: you can run it to the
+# end, stop it and resume it, or step through it event by event. A brute-force oracle (`odtlab.bruteforce`)
+# checks them on small data: it enumerates the trees and returns the optimum directly, with no search to
+# step through.
 #
 # This chapter shows the four things every later chapter uses:
 #
@@ -73,7 +75,9 @@ print(f"training accuracy {cart.score(X, y):.4f} with {cart.tree_.splits} splits
 # ## 3. Reading and drawing the tree
 #
 # `tree_` is an `odtlab.tree.Tree`: text with the feature names, a drawing, and every paper's
-# objective (`accuracy − λ·splits` for Branches, `misclassifications + α·splits` for MurTree, ...).
+# objective: `accuracy − λ·splits` for Branches; for MurTree the misclassifications, which its main problem
+# minimises under depth and node limits (Eq. 1), and its sparse objective `misclassifications + α·splits`
+# (Eq. 19, α per feature node, that is per split); and so on.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -184,5 +188,6 @@ check("00.3", answer)
 # ## Where to go next
 #
 # The numbered chapters build on this: greedy against optimal trees, Branches (the MDP, its search and
-# its complexity), encodings, MurTree, Quant-BnB, DPDT, and the reproductions of each paper's tables.
+# its complexity), encodings, MurTree, Quant-BnB, DPDT, the reproductions of each paper's tables, and
+# generalisation (chapter 13: optimal and greedy trees under cross-validation).
 # Every widget in them replays the events of the same kernels you just stepped through.

@@ -12,6 +12,7 @@ function alone. Kernels are written so that they also run as plain Python under
 Import the numba names the kernels use from here, never from numba.
 """
 from fractions import Fraction
+import warnings
 
 try:
     import numba
@@ -66,11 +67,15 @@ def as_ratio(value, max_denominator=10**6):
     """Return ``(p, q)`` with ``p / q == value`` exactly for decimal input such as 0.005 or "0.005".
 
     Regularisation weights (Branches' lambda, MurTree's alpha, DPDT's alpha) are read as the decimal
-    the user wrote, so 0.005 becomes 1/200 and every objective can be compared in exact integers.
+    the user wrote, so 0.005 becomes 1/200 and every objective can be compared in exact integers. The
+    denominator is at most ``max_denominator`` (10^6), which keeps the kernels' integer arithmetic within
+    int64; any other value (0.1234567, 1/3) is rounded to the nearest fraction with such a denominator,
+    with a warning naming both.
     """
-    if isinstance(value, Fraction):
-        frac = value
-    else:
-        frac = Fraction(str(value))
-    frac = frac.limit_denominator(max_denominator)
+    exact = value if isinstance(value, Fraction) else Fraction(str(value))
+    frac = exact.limit_denominator(max_denominator)
+    if frac != exact:
+        warnings.warn(f"the weight {value!r} has no exact fraction with a denominator <= {max_denominator}; "
+                      f"odtlab reads it as {frac} (every objective is exact for that value)", UserWarning,
+                      stacklevel=3)
     return frac.numerator, frac.denominator

@@ -804,10 +804,27 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
     return k
 
 
+@njit(inline="always")
+def _node_resolution(stats, n_rows):
+    """4 n eps sum w |y - ybar|^2 over a state's rows (``stats`` holds the centred sums, then the sums of squares):
+    the rounding error of its leaf loss, below which the state's targets count as constant (relative to the
+    state's own targets, never an absolute cut-off)."""
+    m = stats.shape[0] // 2
+    q = 0.0
+    for j in range(m):
+        q += stats[m + j]
+    return 4.0 * n_rows * EPSILON * q
+
+
 @njit
 def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w, with_cost, lay):
     """Every cut of the rows ``L[-1, a:b]`` (feature, then threshold ascending) with CART's child cost
-    (``cart.scan_sorted``'s formula and rounding when ``with_cost``): (features, thresholds, costs)."""
+    (``cart.scan_sorted``'s formula and rounding when ``with_cost``): (features, thresholds, costs).
+
+    Top-B (``with_cost``) keeps CART's rule that values closer than ``FEATURE_THRESHOLD`` are equal; the exhaustive
+    generator cuts between any two distinct values (Prop. 4.1 needs every split), at their midpoint, or at the
+    lower value when the midpoint rounds onto one of them."""
+    gap = cart.FEATURE_THRESHOLD if with_cost else 0.0
     p = X.shape[1]
     n_node = b - a
     size = max(n_node - 1, 0) * p
@@ -820,7 +837,7 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
     k = 0
     for f in range(p):
         rows = feature_rows(L, a, b, f, FKIND, GBIN, BOFF, TMP, CNT)
-        if X[rows[n_node - 1], f] <= X[rows[0], f] + cart.FEATURE_THRESHOLD:
+        if X[rows[n_node - 1], f] <= X[rows[0], f] + gap:
             continue
         left[:] = 0.0
         right[:] = parent_stats
@@ -833,10 +850,10 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
                 wl += w[i]
             xa = X[i, f]
             xb = X[rows[t + 1], f]
-            if xb <= xa + cart.FEATURE_THRESHOLD or t + 1 < min_leaf or n_node - t - 1 < min_leaf:
+            if xb <= xa + gap or t + 1 < min_leaf or n_node - t - 1 < min_leaf:
                 continue
             thr = xa / 2.0 + xb / 2.0
-            if thr == xb or np.isinf(thr):
+            if thr >= xb or thr < xa or np.isinf(thr):  # a midpoint rounded onto a value: x <= xa separates them
                 thr = xa
             feats[k] = f
             thrs[k] = thr
@@ -1127,9 +1144,11 @@ def make_kernel(level):
                     for c in range(n_stats):
                         if stats[c] > stats[majority]:
                             majority = c
-                    E = W - stats[majority] if imp > EPSILON else 0.0
+                    E = W - stats[majority]  # 0 exactly for a pure state (the same sums): no purity cut-off
                 else:
                     E = W * imp
+                    if E <= _node_resolution(stats, n_rows):  # constant targets up to the rounding of their sums
+                        E = 0.0
                 s = counters[C_STATES]
                 counters[C_STATES] = s + 1
                 SI[s, S_PARENT] = parent
@@ -1151,7 +1170,7 @@ def make_kernel(level):
                 c0 = counters[C_CANDS]
                 n_cand = 0
                 known = MEMO[depth, 2 - side] if side > 0 and fr[FR_CUR] == 0 else MEMO[D + 1, 0]
-                if depth < D and imp > EPSILON and n_rows >= min_split and n_rows >= 2 * min_leaf:
+                if depth < D and E > 0.0 and n_rows >= min_split and n_rows >= 2 * min_leaf:
                     counters[C_GEN_CALLS] += 1
                     if generator == GEN_CART:
                         ready = use_hist and HSV[depth] == 1

@@ -1803,7 +1803,8 @@ def make_kernel(level, regression=False):
                     kind = ev.INCUMBENT if improved else ev.BOUNDS
                     k = ev.emit(events, k, it, kind, 0, 0, 0, -1, -1, float(counters[C_G_NODES]),
                                 ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
-                                int(ccost[CC_G_MISS]), counters[C_G_NODES], 0, 0.0, 0.0)
+                                int(ccost[CC_G_MISS]) if ccost[CC_STEP] > 0 else 0,  # a squared error may
+                                counters[C_G_NODES], 0, 0.0, 0.0)  # exceed int64 (targets near 1e15)
             if counters[C_DONE] == 1:
                 if level >= ev.LEVEL_SUMMARY:
                     k = ev.emit(events, k, it, ev.TERMINATED, 0, 1, 0, -1, -1, 0.0,

@@ -33,7 +33,8 @@ Choices the paper leaves open, fixed here:
   its top two levels) found on the presorted ranks without any sorting, with the best stumps of the
   training loss below; its loss is at most that of CART's tree whenever both choose the same splits.
 * Ties: a child feature survives while its bound is below U + ``margin``. With a positive
-  margin (half a misclassification, or ``tol`` for the squared error) ties are kept, as in
+  margin (half a misclassification, or ``tol`` for the squared error: the float resolution of the centred
+  sums, ``odtlab.certificate.resolution``, never a fraction of the root's loss) ties are kept, as in
   Proposition 4.1 (<= U), and no optimal tree is ever pruned. With margin -tol ties are pruned: U is
   always attained by a stored tree (the initial tree at the start), so an optimal tree is then pruned
   only when another one with the same loss is already stored. Improvements of U are strict (by more

@@ -21,13 +21,14 @@ def _optimal_tree(X, y, depth, alpha):
 
 
 def _c_of(tree, X, y):
-    """C(T) (DPDT Prop 4.1) exactly: L_1 − L_0."""
+    """C(T) (DPDT Eq. 1, the recursion in the proof of Thm 5.1) exactly: L_1 − L_0."""
     return tree.dpdt_objective(X, y, 1, exact=True) - tree.dpdt_objective(X, y, 0, exact=True)
 
 
 @exercise("01.1", "C(T) and L_α of the optimal depth-2 tree")
 def optimal_tree_objective(answer):
-    """(C(T), L_0.1(T)) of the optimal depth-2 tree on gen/dpdt-example (DPDT Eq. 1, Prop 4.1)."""
+    """(C(T), L_0.1(T)) of the optimal depth-2 tree on gen/dpdt-example (DPDT Eq. 1; C(T) as in Thm 5.1's
+    proof)."""
     c, loss = as_pair(answer, "(C(T), L_α(T))")
     d = _example()
     _, tree = _optimal_tree(d.X, d.y, 2, 0)

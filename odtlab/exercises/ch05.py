@@ -81,10 +81,11 @@ def theorem_c1_count(answer):
                       "all branches on the columns less those that test at most one indicator per feature.")
     return judge(value, reference, [
         (3 ** (q * (C - 1)), f"{3 ** (q * (C - 1))} counts every branch on the {q * (C - 1)} columns; subtract "
-                             "those that test at most one indicator per feature (the ordinal ones)."),
+                             "those that test at most one indicator per feature (Eq. 11: not unnecessary)."),
         ((2 * (C - 1) + 1) ** q, f"{(2 * (C - 1) + 1) ** q} are the branches with at most one indicator per "
                                  "feature: the question asks for the others."),
         (0, "Theorem C.1 says these are unnecessary, and the chapter shows they are not all empty: count them."),
         (3 ** (q * C) - (2 * C + 1) ** q, "that is the full one-hot encoding; the exercise drops the last "
                                           "category (C − 1 columns per feature)."),
-    ], "", "each column is absent, = 0 or = 1: 3^(columns) branches in all, less (2(C−1)+1)^q ordinal ones")
+    ], "", "each column is absent, = 0 or = 1: 3^(columns) branches in all, less the (2(C−1)+1)^q that test "
+           "at most one indicator per feature")

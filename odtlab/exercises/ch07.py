@@ -99,7 +99,7 @@ def w0_value(answer):
 def surviving_features(answer):
     """Slice 1 = [1, 2] of the A.2 tuple with U = 1 (ties kept): F_{2,1} = {f2 : min_{f1} W0 <= U} (eq. 15)."""
     if not isinstance(answer, (set, frozenset, list, tuple)):
-        raise Reject(f"give the surviving features as a set of names, e.g. {{'x2'}}; you gave {answer!r}.")
+        raise Reject(f"give the surviving features as a set of names (strings such as 'x1'); you gave {answer!r}.")
     _, _, names = _table4()
     U = 1
     column_min = {names[f2]: min(w0(1, f1, f2) for f1 in CHILD) for f2 in CHILD}

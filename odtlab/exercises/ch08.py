@@ -1,6 +1,6 @@
 """Chapter 08 (DPDT) on the six-point example (gen/dpdt-example), depth 2, CART candidates with budget 3:
-one backward-induction step, the same step with a split cost, the root action and the α where the tree
-becomes a leaf."""
+one backward-induction step, the same step with a split cost, the root action and the α from which the leaf is
+at least as good as DPDT's tree at α = 0."""
 from fractions import Fraction
 import functools
 
@@ -102,20 +102,21 @@ def policy_root(answer):
 
 
 def leaf_alpha():
-    """The α from which a single leaf is optimal: the first breakpoint of DPDT's regularisation path."""
-    from odtlab.search import Search
-    from odtlab.solvers.dpdt import DPDTSolver
+    """The α from which the single leaf is at least as good as T, DPDT's tree at α = 0 (Eq. 1 for both):
+    L_α(leaf) = err(leaf) ≤ err(T) + α C(T)."""
+    from odtlab.solvers.dpdt import DPDTClassifier
 
     X, y = _example()
-    search = Search(DPDTSolver(X, y, max_depth=2, candidates=(3,)))
-    search.run()
-    return Fraction(search.solver.path()[-1]["alpha"])
+    tree = DPDTClassifier(max_depth=2, candidates=(3,)).fit(X, y).tree_
+    error = Fraction(tree.misclassifications(X, y), len(y))
+    leaf = Fraction(int(len(y) - np.bincount(y).max()), len(y))
+    return (leaf - error) / (tree.dpdt_objective(X, y, 1, exact=True) - error)
 
 
-@exercise("08.4", "The α at which the tree becomes a leaf")
+@exercise("08.4", "The α from which the leaf is at least as good as DPDT's α = 0 tree")
 def leaf_threshold(answer):
-    """The 3-split tree has error 0 and C(T) = 2 expected splits; the leaf has loss 1/2 and C = 0: they tie at
-    0 + 2α = 1/2."""
+    """T, DPDT's tree at α = 0, has 3 splits, error 0 and C(T) = 2 expected splits; the leaf has loss 1/2 and
+    C = 0: they tie at 0 + 2α = 1/2."""
     reference = leaf_alpha()
     return judge(as_number(answer, "α"), reference, [
         (Fraction(1, 6), "C(T) is the expected number of splits a row passes (2 here), not the number of split "

@@ -53,7 +53,7 @@ COLUMNS = RUN_COLUMNS + RESULT_COLUMNS
 
 # statuses kept in a store and skipped on a rerun; the others (error, missing_data, unavailable,
 # interrupted) are tried again, so a run that failed for a fixable reason is redone once it is fixed
-FINAL_STATUSES = ("optimal", "done", "time_limit", "memory_limit", "iteration_limit", "crashed")
+FINAL_STATUSES = ("optimal", "uncertified", "done", "time_limit", "memory_limit", "iteration_limit", "crashed")
 NOT_STORED = ("missing_data", "unavailable")
 
 _WARMED = set()

@@ -43,7 +43,6 @@ MARKERS = {
     "interrupted": "[error]",
 }
 _PRIORITY = ("missing_data", "unavailable", "error", "crashed", "killed", "interrupted", "skipped")
-NO_FILE = "data file not on this machine (not in shared/data; `odtlab data` and its SOURCES.md say where from)"
 COMPARISON_COLUMNS = ["table", "row", "column", "ours", "ours_std", "ours_status", "paper", "paper_text", "diff",
                       "agree", "marker", "detail", "note"]
 
@@ -82,6 +81,9 @@ class Reproduction:
         c = self.comparison[self.comparison["column"].isin(columns)]
         if with_data:
             c = c[~c["row"].isin(self.rows_without_data)]
+        if c.empty:
+            raise MissingPiecesError(f"{self.spec.name}: no row to show for columns {list(columns)}"
+                                     f"{' with data' if with_data else ''}; {missing_pieces(self.runs)}")
         return display_frame(self.spec, c)
 
     @property
@@ -110,17 +112,75 @@ class Reproduction:
         return Image(buf.getvalue())
 
 
-def has_data(row):
-    """False when a row's data set is not shipped in any form or its file is not on this machine."""
-    from odtlab import datasets
+class MissingPiecesError(RuntimeError):
+    """A table that cannot show what a chapter asks for: the message names the missing data sets and peers
+    and how to get them."""
+
+
+def _base(dataset):
     from odtlab.experiments.runs import parse_dataset
 
-    if row.unavailable or row.dataset is None:
-        return False
+    return parse_dataset(dataset)[0]
+
+
+def unshipped(dataset):
+    """Why ``dataset`` (a run's data set spec) is not in odtlab's data manifest, or ``""`` when it is (or
+    is None)."""
+    from odtlab import datasets
+
+    if dataset is None:
+        return ""
     try:
-        return bool(datasets.info(parse_dataset(row.dataset)[0])["available"])
+        datasets.info(_base(dataset))
     except (datasets.DataError, ValueError):
+        return "not shipped: not in odtlab's data manifest (no verified copy of the file)"
+    return ""
+
+
+def no_file():
+    """The detail of a ``[no data]`` cell whose file could not be had here (offline, or the download failed)."""
+    from odtlab.datasets import shell_command
+
+    return (f"data file not on this machine and not downloaded (offline or unreachable); "
+            f"`{shell_command('data fetch --chapters')}` fetches it")
+
+
+def has_data(row):
+    """False when a row's data set is not shipped in any form, or its file is neither on this machine nor
+    downloadable (see :func:`odtlab.datasets.info`'s ``available``)."""
+    from odtlab import datasets
+
+    if row.unavailable or row.dataset is None or unshipped(row.dataset):
         return False
+    return bool(datasets.info(_base(row.dataset))["available"])
+
+
+def peers_command():
+    """The pip command that installs the peer solvers into this environment (the ``peers`` extra's list)."""
+    import sys
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        reqs = [r.split(";")[0].strip() for r in requires("odtlab") or () if 'extra == "peers"' in r]
+    except PackageNotFoundError:
+        reqs = []
+    return f"{sys.executable} -m pip install " + (" ".join(f"'{r}'" for r in reqs) or "'odtlab[peers]'")
+
+
+def missing_pieces(runs):
+    """One line: the data sets and peer solvers the ``runs`` frame lacked, and how to get them."""
+    from odtlab.datasets import shell_command
+
+    parts = []
+    if len(runs):
+        data = sorted({_base(d) for d in runs.loc[runs["status"] == "missing_data", "dataset"]})
+        algs = sorted(set(runs.loc[runs["status"] == "unavailable", "algorithm"]))
+        if data:
+            parts.append(f"data sets {', '.join(data)} are missing (`{shell_command('data fetch --chapters')}` "
+                         "downloads them)")
+        if algs:
+            parts.append(f"algorithms {', '.join(algs)} are not installed (the peer solvers: `{peers_command()}`)")
+    return "; ".join(parts) or "no run of this table has data here (see the [no data] rows)"
 
 
 def shown_rows(spec, quick=False):
@@ -143,7 +203,7 @@ def table_runs(spec, quick=False):
             continue
         for name, rs in row.runs.items():
             dataset = rs.dataset or row.dataset
-            if dataset is None or (quick and name in spec.quick_skip):
+            if dataset is None or unshipped(dataset) or (quick and name in spec.quick_skip):
                 continue
             for fold in split_folds(rs.split):
                 out[(row.label, name, fold)] = Run(rs.algorithm, dataset, rs.params, rs.split, fold, spec.seed,
@@ -158,7 +218,7 @@ def _problem(df):
     statuses = df["status"].tolist()
     messages = df["message"].tolist()
     if "missing_data" in statuses:  # one reason for every such row, so the legend lists them together
-        return "missing_data", NO_FILE
+        return "missing_data", no_file()
     for status in ("unavailable", "error", "crashed", "interrupted"):
         if status in statuses:
             return status, str(messages[statuses.index(status)] or "")
@@ -205,7 +265,7 @@ def compare(spec, results, quick=False):
                 problems[(row.label, name)] = ("skipped", "left out of --quick (too slow); run the full table")
             if row.label not in spec.quick and not row.unavailable:
                 for name in row.runs:
-                    problems[(row.label, name)] = ("missing_data", NO_FILE)
+                    problems[(row.label, name)] = ("missing_data", unshipped(row.dataset) or no_file())
     chosen = set(shown_rows(spec, quick))
     records = []
     for row in spec.rows:
@@ -232,8 +292,8 @@ def _compare_cell(spec, row, col, frames, problems):
     if col.run is None:
         rec.update(marker="not_run", detail=col.reason)
         return rec
-    if row.unavailable:
-        rec.update(marker="missing_data", detail=row.unavailable)
+    if row.unavailable or unshipped(row.dataset):
+        rec.update(marker="missing_data", detail=row.unavailable or unshipped(row.dataset))
         return rec
     df = frames.get((row.label, col.run))
     found = [p for p in (problems.get((row.label, r), _problem(None)) for r in needed) if p]
@@ -419,10 +479,15 @@ def quick_from_env():
 def notebook_run(name, quick=None):
     """:func:`reproduce` as the chapters call it: ``quick`` from :func:`quick_from_env` by default; a quick
     table runs in this process (the solvers compile once), a full one on every core with its results kept
-    in ``odtlab-results/`` (so an interrupted run resumes); no progress bars (deterministic output)."""
+    in ``odtlab-results/`` (so an interrupted run resumes); no progress bars (deterministic output). A run
+    that could not start here (its data set missing, its peer solver not installed) raises
+    :class:`MissingPiecesError`, whose one line names what is missing and how to get it."""
     quick = quick_from_env() if quick is None else quick
-    return reproduce(name, quick=quick, n_jobs=1 if quick else None, out=None if quick else "odtlab-results",
-                     progress=False)
+    rep = reproduce(name, quick=quick, n_jobs=1 if quick else None, out=None if quick else "odtlab-results",
+                    progress=False)
+    if rep.runs["status"].isin(["missing_data", "unavailable"]).any():
+        raise MissingPiecesError(f"{name}: {missing_pieces(rep.runs)}")
+    return rep
 
 
 def list_tables():

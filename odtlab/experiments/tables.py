@@ -504,8 +504,9 @@ def _quantbnb_table2():
                      notes=_QB_NOTES + ["Only data sets with n >= 10^4 are in the paper's table; none of them is "
                                         "shipped, so the shipped sets are added as rows '(not in Table 2)' without "
                                         "paper cells.",
-                                        "passes: Quant-BnB's stump-evaluation passes (its 'evaluations' counter); a "
-                                        "tighter bound prunes more and needs fewer passes, but each costs more.",
+                                        "passes: Quant-BnB's stump-evaluation passes (its 'evaluations' counter), the "
+                                        "feature scans a run does; a tighter bound adds scans per tuple and saves "
+                                        "scans by pruning.",
                                         "avila: Table 2 prints n = 10432, Tables 3 and 5 print 10430."])
 
 

@@ -1,6 +1,6 @@
 """The solver registry: every algorithm registers its estimator and command-line options here.
 
-``odtlab solve ALGO DATASET`` and :func:`solve` look algorithms up by name, so a new algorithm plugs
+``odtlab solve ALGO DATASET``, ``odtlab warmup`` and :func:`solve` look algorithms up by name, so a new algorithm plugs
 into the command line, the experiment runner and the widgets by calling :func:`register` once.
 """
 from dataclasses import dataclass, field
@@ -19,6 +19,18 @@ class SolverSpec:
     estimator: type
     options: dict = field(default_factory=dict)  # option name ("lam", "depth", ...) -> estimator parameter
     summary: str = ""
+    # estimator parameters that select different compiled kernels (``odtlab warmup`` compiles each one)
+    variants: tuple = ({},)
+
+    @property
+    def task(self):
+        """"classification" or "regression": the task the estimator fits."""
+        return self.estimator._task
+
+    def accepts(self, kind):
+        """Whether the estimator reads features of this kind (``Dataset.kind``) as they are."""
+        needs = self.estimator._input
+        return needs == "numeric" or kind == needs or kind == "binary"
 
 
 _REGISTRY = {}
@@ -66,51 +78,36 @@ def make_estimator(name, **options):
     return spec.estimator(**params)
 
 
-def solve(name, dataset, memory_limit="auto", **options):
-    """Fit algorithm ``name`` on a named data set and return the summary the CLI prints as JSON
-    (``memory_limit``: see :mod:`odtlab.memory`)."""
-    from odtlab import datasets
+def check_task(name, data):
+    """Refuse a classifier on a regression data set and a regressor on a classification one, naming the
+    registered algorithms that fit the data set's task."""
+    spec = get(name)
+    if spec.task == data.task:
+        return
+    fitting = [s for s in available() if get(s).task == data.task and get(s).accepts(data.kind)]
+    raise ValueError(f"{name} fits {spec.task} but {data.name} is a {data.task} data set; "
+                     f"use one of: {', '.join(fitting)}")
 
+
+def fit(name, data, progress=False, memory_limit="auto", **options):
+    """Fit algorithm ``name`` on a :class:`odtlab.datasets.Dataset` (its task checked first, its feature names
+    kept in the tree); return the fitted estimator and the training frame. ``progress`` shows a tqdm bar
+    (after a second) for the search; ``memory_limit``: see :mod:`odtlab.memory`."""
     import pandas as pd
 
-    data = datasets.load(dataset) if isinstance(dataset, str) else dataset
-    X = pd.DataFrame(data.X, columns=data.feature_names)  # the tree then prints the data set's names
+    check_task(name, data)
+    X = pd.DataFrame(data.X, columns=data.feature_names)
     est = make_estimator(name, **options).set_params(memory_limit=memory_limit)
-    est.fit(X, data.y)
+    est.fit(X, data.y, progress=progress)
+    return est, X
+
+
+def solve(name, dataset, **options):
+    """Fit algorithm ``name`` on a data set (a name or a Dataset) and return its summary as a dict."""
+    from odtlab import datasets
+
+    data = datasets.load(dataset) if isinstance(dataset, str) else dataset
+    est, X = fit(name, data, **options)
     out = {"algorithm": name, "dataset": data.name}
     out.update(est.summary(X, data.y))
     return out
-
-
-def add_solve_command(subparsers):
-    """Add ``odtlab solve ALGO DATASET [options]`` to the CLI's subparsers."""
-    p = subparsers.add_parser("solve", help="fit an algorithm on a data set and print the result")
-    p.add_argument("algorithm", help="one of: " + ", ".join(available()))
-    p.add_argument("dataset", help="a data set name, e.g. dl/anneal (see `odtlab data list`)")
-    p.add_argument("--lam", type=float, help="Branches' penalty per split (lambda)")
-    p.add_argument("--depth", type=int, help="maximum depth")
-    p.add_argument("--nodes", type=int, help="maximum number of split nodes (MurTree)")
-    p.add_argument("--alpha", type=float, help="penalty per split (MurTree, DPDT)")
-    p.add_argument("--time-limit", type=float, dest="time_limit", help="seconds")
-    p.add_argument("--memory-limit", dest="memory_limit", default="auto", metavar="SIZE",
-                   help="cap on the search's memory, e.g. 4GiB or 500MB; 'none' for no cap (default: auto, "
-                        "half the available memory)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(handler=_run_solve)
-    return p
-
-
-def _run_solve(args):
-    import json
-
-    options = {k: getattr(args, k) for k in ("lam", "depth", "nodes", "alpha", "time_limit")}
-    out = solve(args.algorithm, args.dataset, memory_limit=args.memory_limit, **options)
-    if args.json:
-        print(json.dumps(out, default=float))
-    else:
-        width = max(map(len, out))
-        for key, value in out.items():
-            if key != "tree":
-                print(f"{key:<{width}}  {value}")
-        print(out["tree"])
-    return 0

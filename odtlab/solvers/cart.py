@@ -3,7 +3,8 @@
 The kernel is :mod:`odtlab.core.cart`; this module holds its :class:`~odtlab.search.Solver`, the
 scikit-learn estimators :class:`CARTClassifier` and :class:`CARTRegressor`, and the registry entry
 ``odtlab solve cart``. CART certifies nothing about the optimum, so a finished CART search has status
-"done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below.
+"done" (not "optimal"); its bounds are the incumbent's training loss above and the trivial 0 below. Regression
+sums targets centred on their mean, so the reported loss does not cancel at an offset (1e8 + y).
 """
 from numbers import Integral, Real
 
@@ -11,6 +12,7 @@ import numpy as np
 from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from odtlab import certificate
 from odtlab.core import cart as kernels
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
@@ -52,6 +54,8 @@ class CARTSolver(Solver):
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
             n_stats, n_value = 2 * self.Y.shape[1], self.Y.shape[1]
+        # the kernel sums targets centred on their mean: raw sums of squares cancel at an offset (1e8 + y)
+        self.Yk = self.Y if task == "classification" else np.ascontiguousarray(certificate.centred(self.Y, self.w))
         self.criterion = criterion
         cap = max(2 * n - 1, 1)
         self.order = np.arange(n, dtype=np.int64)
@@ -80,7 +84,7 @@ class CARTSolver(Solver):
         return cart_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        n, status = kernel(self.X, self.Y, self.w, self.order, self.frontier, self.split, self.feature,
+        n, status = kernel(self.X, self.Yk, self.w, self.order, self.frontier, self.split, self.feature,
                            self.threshold, self.left, self.right, self.node_value, self.node_weight,
                            self.node_impurity, self.node_depth, self.counters, self.acc, self.params, events,
                            max_iterations)

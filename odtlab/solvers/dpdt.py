@@ -9,7 +9,11 @@ Objective (Eq. 1 with Prop. 4.1): L_alpha(T) = training loss + alpha * C(T), C(T
 a training row passes (sample weights weigh rows; regression uses CART's squared error, the per-output mean).
 DPDT is optimal among the trees whose splits the generator offers, so a finished search with the CART or top-B
 generator has status "done" (``exact = False``); with ``generator="exhaustive"`` (and min_samples_split = 2,
-min_samples_leaf = 1) it is the optimal tree of depth <= max_depth (Prop. 4.1), status "optimal". Bounds
+min_samples_leaf = 1) it is the optimal tree of depth <= max_depth (Prop. 4.1), status "optimal" under the rule of
+:mod:`odtlab.certificate` (the returned tree's L_alpha, recomputed from the data, equals the search's: exactly for
+integer weights; for regression within 1e-9 of the optimum, float slack of the centred sums included; else
+"uncertified" with the reason). The exhaustive generator cuts between any two distinct values (at the lower value
+when their midpoint rounds onto one of them); regression sums targets centred on their mean. Bounds
 (:meth:`DPDTSolver.bounds`): upper = L_alpha of the current policy's tree (the single leaf before the first
 iteration); lower = 0, the trivial bound (every loss and every alpha * C(T) is >= 0: DPDT computes no lower
 bound), or the upper bound once an exhaustive search has finished. Theorem 5.1: with the CART generator the
@@ -42,7 +46,7 @@ import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from odtlab import memory
+from odtlab import certificate, memory
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
@@ -220,10 +224,15 @@ class DPDTSolver(Solver):
                 raise ValueError(f"y must hold finite targets of shape ({n},) or ({n}, m)")
             self.Y = np.array(Y.reshape(n, -1), dtype=np.float64, order="C")
             self.y = self.Y
-            self.Yc = np.ascontiguousarray(self.Y - np.average(self.Y, axis=0, weights=w if w.sum() > 0 else None))
+            # the kernel sums targets centred on their mean (never raw sums of squares, which cancel at an offset)
+            self.Yc = np.ascontiguousarray(certificate.centred(self.Y, w))
             self.K = None
             n_stats = 2 * self.Y.shape[1]
         self.yi = self.y if task == "classification" else np.zeros(0, dtype=np.int64)
+        self.Yk = self.Y if task == "classification" else self.Yc  # what the kernel's statistics sum
+        # float slack of a finished exhaustive regression search, in the kernel's weight units (leaf loss W * imp)
+        self.slack = 0.0 if task == "classification" else \
+            certificate.SLACK_DELTAS * certificate.resolution(self.Yc, w) / self.Y.shape[1]
         self.budgets = depth_budgets(depth, budgets, generator, budget)
         if generator == "exhaustive":
             max_cands = max(n - 1, 0) * p
@@ -269,6 +278,8 @@ class DPDTSolver(Solver):
         self._greedy_tree = None
         self._ran = False  # whether the kernel was called (a search stopped before its first iteration too)
         self._cache = {}
+        if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
+            self.counters[kernels.C_DONE] = 1
 
     def _layout(self, hist_columns):
         """Per-feature layout: features with few distinct values get histogram bins, the others presorted lists
@@ -313,7 +324,7 @@ class DPDTSolver(Solver):
         return dpdt_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        k, status = kernel(self.X, self.XT, self.Y, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
+        k, status = kernel(self.X, self.XT, self.Yk, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
                            self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
                            self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
                            self.PF, self.WI, self.WF, self.counters, events, max_iterations)
@@ -364,12 +375,18 @@ class DPDTSolver(Solver):
         leaf, the root's leaf action, known without search), or the greedy tree's when a stopped search's
         policy is worse. lower: 0, the trivial bound (losses and
         alpha * C(T) are never negative): DPDT certifies no lower bound, since its candidate sets may miss the
-        optimal tree; an exhaustive search (``exact``) that has finished certifies its value, lower = upper.
+        optimal tree; an exhaustive search (``exact``) that has finished certifies its value: lower = upper = the
+        objective recomputed from the data when the rule of :mod:`odtlab.certificate` holds, else lower = U less
+        the float slack of the centred sums (status "uncertified").
         """
         upper = self._policy_upper()
         if not self.finished and self._ran:  # stopped early: the greedy tree may be better
             upper = min(upper, self._greedy()[0])
-        return (upper if self.exact and self.finished else 0.0), upper
+        if not (self.exact and self.finished):
+            return 0.0, upper
+        if self.uncertified() is None:
+            return self.recomputed, self.recomputed
+        return certificate.below(upper, self.slack / float(self.w.sum())), upper
 
     def _policy_upper(self):
         """L_alpha of the current policy's tree (of the single leaf before the first iteration)."""
@@ -381,11 +398,35 @@ class DPDTSolver(Solver):
             if self.task == "classification":
                 upper = float(1.0 - np.bincount(self.y, weights=self.w, minlength=self.K).max() / W)
             else:
-                mean = self.w @ self.Y / W
-                upper = float((self.w @ (self.Y - mean) ** 2).mean() / W)
+                with np.errstate(over="ignore"):
+                    upper = float((self.w @ self.Yc ** 2).mean() / W)
         else:
             upper = float((F[:, 0] + float(self.alpha) * F[:, 1]).min() / W)
         return upper
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate` for L_alpha: recomputed from the data as a Fraction (integer
+        weights, classification) equal to the search's exact value, or for regression (or float weights) within
+        ``SSE_RTOL`` of it, float slack included."""
+        tree = self.incumbent()
+        W = float(self.w.sum())
+        splits = float(tree.n_samples[tree.split != 0].sum())  # W * C(T): the weight through each split
+        if self.task == "classification":
+            wrong = self.w[tree.predict_index(self.X) != self.y].sum()
+            if self._integral:
+                recomputed = Fraction(int(wrong), int(W)) + self.alpha * Fraction(int(splits), int(W))
+                self.recomputed = float(recomputed)
+                return certificate.exact_certificate(recomputed, self._root_choice(self.alpha)[1])
+            loss, upper = wrong + float(self.alpha) * splits, self._root_choice(self.alpha)[1] * W
+            self.recomputed = loss / W
+            gap = abs(loss - upper)
+            return None if gap <= certificate.SSE_RTOL * loss else (
+                f"the returned tree's recomputed objective {loss / W!r} differs from the search's {upper / W!r}")
+        m = self.Y.shape[1]  # the kernel's leaf loss is W * imp, the squared error over m outputs divided by m
+        loss, reason = certificate.sse_certificate(tree, self.X, self.Y, m * W * self._root_choice(self.alpha)[1],
+                                                   m * self.slack, self.w, m * float(self.alpha) * splits)
+        self.recomputed = loss / (m * W)
+        return reason
 
     def incumbent(self):
         """The tree of the current policy at ``alpha`` (unfinished states are leaves); DPDT's tree once done. A

@@ -23,10 +23,14 @@ Data preparation (``reduce_features=True``, the default; it never changes the op
   rows with the same features are merged into one row holding the sums of w, w y and w y^2; targets are first
   centred on their mean, rounded to an integer when every target is one, which keeps integer sums exact).
 
-Regression is exact up to a tie tolerance: two trees whose squared errors differ by less than
-``TIE_RTOL`` (1e-9) times the squared error of the single leaf on all the data count as equally good, so the
-tree returned is optimal within that tolerance (and float rounding, far below it). The similarity lower bound
-is never used for regression (its proof assumes a row costs at most its weight).
+Regression sums targets centred on their mean; two trees whose squared errors differ by less than the float
+resolution delta = 4 n eps sum w (y - ybar)^2 of those sums count as equally good (a tie tolerance relative to
+the data's own rounding, never to the root's squared error). A finished search is "optimal" only under the rule
+of :mod:`odtlab.certificate` (the returned tree's objective, recomputed from the data, equals the certified bound:
+exactly for counts, within 1e-9 of the optimum for squared errors, float slack 3 delta included), else
+"uncertified" with its reason. Classification bounds are exact integers in units of 1 / alpha's denominator,
+each rounded to a float once. The similarity lower bound is never used for regression (its proof assumes a row
+costs at most its weight).
 
 Budgets: ``max_nodes`` above 2^depth - 1 is clamped to it, and a depth above ``max_nodes`` is lowered to it
 (Eq. 1, cases 1 and 2).
@@ -39,7 +43,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import events as ev_py
-from odtlab import memory
+from odtlab import certificate, memory
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
 from odtlab.encoders import check_binary
@@ -50,7 +54,6 @@ from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
 
 MAX_DEPTH = 12
-TIE_RTOL = 1e-9  # regression: squared errors closer than this times the root leaf's are ties
 CACHES = {"dataset": mt.CACHE_DATASET, "branch": mt.CACHE_BRANCH, None: mt.CACHE_NONE}
 NODE_ORDERS = {"dynamic": mt.ORDER_DYNAMIC, "post-order": mt.ORDER_POST}
 FEATURE_ORDERS = {"in-order": mt.FEATURES_IN_ORDER, "gini": mt.FEATURES_GINI}
@@ -321,7 +324,11 @@ class MurTreeSolver(Solver):
             self.K = K = rstat.shape[1]  # statistics per row: W, S_1..S_m, Q
             cls = rstat.sum(axis=0)
             root_leaf = float(mt.leaf_sse(cls, K))
-            self.tie = max(TIE_RTOL * root_leaf, np.finfo(np.float64).tiny)
+            # ties within the float resolution delta of the centred sums, never a fraction of the root's loss
+            kept = w > 0
+            delta = certificate.resolution(centre(y.reshape(len(y), -1)[kept], w[kept]), w[kept])
+            self.tie = max(delta, np.finfo(np.float64).tiny)
+            self.slack = certificate.SLACK_DELTAS * delta
             cost_dtype, stat_dtype, fq_dtype = np.float64, np.float64, np.float64
         else:
             Xr, yr, wr, self.feature_map, self.flipped = prepare(X, y, w, reduce_features)
@@ -330,6 +337,7 @@ class MurTreeSolver(Solver):
             cls = np.bincount(yr, weights=wr, minlength=K).astype(np.int64)
             root_leaf = int(cls.sum() - cls.max())
             self.tie = 1
+            self.slack = 0.0
             cost_dtype, stat_dtype, fq_dtype = np.int64, np.int64, np.int32
         n, F = Xr.shape
         F_k = max(F, 1)  # the kernel needs one column even when every feature is constant
@@ -427,6 +435,8 @@ class MurTreeSolver(Solver):
         self.classes = None
         self._cached = (-1, None)
         self._nbytes = None
+        if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
+            self.counters[mt.C_DONE] = 1
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
@@ -500,11 +510,35 @@ class MurTreeSolver(Solver):
         return lower, upper
 
     def bounds(self):
+        """(lower, upper) as floats. Classification: both from exact integers in units of 1 / alpha's denominator,
+        each rounded once (so a finished search has lower == upper). Regression: the float sums, the lower bound
+        less the float slack (``odtlab.certificate``) unless the finished search is certified."""
         cost, nodes, lower = self.ccost[mt.CC_G_MISS], int(self.counters[mt.C_G_NODES]), self.ccost[mt.CC_LOWER]
         if self.regression:
+            if not np.isfinite(self.slack):
+                return 0.0, np.inf
             upper = float(cost) + float(self.alpha) * nodes
-            return (upper if self.finished else min(float(lower) / self.aq, upper)), upper
-        return int(lower) / self.aq, int(cost) + self.ap * nodes / self.aq
+            if self.finished:  # certified: the recomputed objective; else U less the float slack
+                if self.uncertified() is None:
+                    return self.recomputed, self.recomputed
+                return certificate.below(upper, self.slack), upper
+            return certificate.below(min(float(lower) / self.aq, upper), self.slack), upper
+        return int(lower) / self.aq, (int(cost) * self.aq + self.ap * nodes) / self.aq
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate`: the objective recomputed from the data (exactly, or the squared
+        error within ``SSE_RTOL`` of the optimum, float slack included) equals the certified lower bound."""
+        tree = self.incumbent()
+        if self.regression:
+            upper = float(self.ccost[mt.CC_G_MISS]) + float(self.alpha) * int(self.counters[mt.C_G_NODES])
+            self.recomputed, reason = certificate.sse_certificate(tree, self.X_original, self.y_original, upper,
+                                                                  self.slack, self.w_original,
+                                                                  float(self.alpha) * tree.splits)
+            return reason
+        wrong = tree.predict_index(self.X_original) != self.y_original
+        recomputed = int(self.w_original[wrong].sum()) + self.alpha * tree.splits
+        return certificate.exact_certificate(recomputed, self.exact_bounds()[0])
+
 
     def incumbent(self):
         it = self.iterations
@@ -676,9 +710,11 @@ class MurTreeRegressor(TreeRegressorMixin, _MurTreeEstimator):
     of every depth-two tree from them by inclusion-exclusion. The similarity lower bound is not used: it is
     invalid for squared errors (removing one row can lower the optimum by more than any fixed amount).
 
-    Exact up to a tie tolerance: squared errors closer than 1e-9 times the squared error of a single leaf on
-    all the data are treated as equal (``odtlab.solvers.murtree.TIE_RTOL``), so ``result_.objective`` is the
-    optimum within that tolerance; ``result_.optimal`` certifies this.
+    Certified as :mod:`odtlab.certificate` states: the sums are of targets centred on their mean, squared errors
+    within their float resolution delta = 4 n eps sum w (y - ybar)^2 are ties, and ``result_.status`` is
+    "optimal" only when the returned tree's squared error, recomputed from the data, is within 1e-9 of the
+    optimum (float slack included); else "uncertified" with the reason in ``result_.stats["certificate"]``
+    (one target far from the others, or squares that overflow float64).
 
     ``sample_weight`` must hold non-negative integers (counts). Input must be 0/1: use
     ``odtlab.encoders.ThresholdBinarizer`` or ``odtlab.encoders.one_hot`` first.

@@ -12,6 +12,13 @@ report ``rounds``, ``alive_per_round`` (tuples alive when each round starts) and
 ``triples_per_round`` (depth 2: sum of (b - a + 1) |F1| |F2|, the trees of a tuple, which the
 paper leaves undefined; depth 3: root thresholds not yet settled). ``evaluations`` counts feature scans, each of which
 gives the stump losses L1 (eq. 6) of every set of one tuple at once.
+
+Certification (:mod:`odtlab.certificate`): a finished search is "optimal" only when the returned tree's loss,
+recomputed from the data, equals the certified bound: the misclassification count exactly; the squared error
+within 1e-9 of the optimum, including the float slack 3 delta of the centred sums (delta = 4 n eps sum (y -
+ybar)^2, also the tie tolerance of the search). Otherwise the status is "uncertified" with the reason (one target
+far from the others dominates the sums; squares that overflow float64, in which case the search does not run)
+and the lower bound is U less the slack.
 """
 from numbers import Integral, Real
 import warnings
@@ -19,6 +26,7 @@ import warnings
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from odtlab import certificate
 from odtlab.core import quantbnb as kernels
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
@@ -158,20 +166,21 @@ class QuantBnBSolver(Solver):
             K = int(n_classes if n_classes is not None else self.y.max() + 1)
             self.K = K
             Yc = np.zeros((n, 0))
-            scale = 0.0
         else:
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
             Yc = np.ascontiguousarray(self.Y - self.Y.mean(axis=0))  # centred targets (floating-point accuracy)
             K = 1
-            scale = float((Yc ** 2).sum())
         yk = self.y if self.cls else np.zeros(n, np.int64)
         p = len(self.kept)
         self.u = np.array([len(v) for v in self.values], dtype=np.int64)
         max_u = int(self.u.max()) if p else 1
         lbkind = kernels.LB_NAMES[lower_bound]
         n_slots = self.s + 2 if lbkind == kernels.LB_W0 else max_u + self.s + 2
-        self.tol = 1e-9 * max(scale, 1e-300) if not self.cls else 0.0
+        # squared error: ties and improvements within the float resolution delta of the centred sums (never a
+        # fraction of the root's loss: one far target would make that larger than the whole remaining error)
+        self.tol = 0.0 if self.cls else certificate.resolution(Yc)
+        self.slack = certificate.SLACK_DELTAS * self.tol
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
         self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
         self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, self.similarity], dtype=np.float64)
@@ -212,8 +221,10 @@ class QuantBnBSolver(Solver):
             self.W3 = (np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2),
                        np.zeros((self.s + 2, 6), np.int64), np.zeros((self.s + 2, 6), np.int64),
                        np.zeros(self.s + 2, np.int64), np.zeros(self.s, np.int64))
-        if not p:  # every feature constant: the best tree is a single leaf
-            self.ist[kernels.I_DONE] = 1
+        if not p or not np.isfinite(self.tol):  # every feature constant: the best tree is a single leaf; or the
+            self.ist[kernels.I_DONE] = 1  # squares overflow and no loss can be compared (``certificate`` says so)
+            if not np.isfinite(self.tol):
+                self.fst[kernels.F_U] = np.inf
         self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
         self._cache = (-1, None)
         self._nbytes = None
@@ -289,12 +300,25 @@ class QuantBnBSolver(Solver):
     def bounds(self):
         """(lower, upper): min over alive tuples' bounds (and U), and U, the incumbent's training loss."""
         upper = float(self.fst[kernels.F_U])
-        if self.finished:
-            return upper, upper
+        if self.finished:  # certified: the recomputed squared error; else U less the float slack
+            if self.cls or not np.isfinite(upper):
+                return (upper if self.cls else 0.0), upper
+            if self.uncertified() is None:
+                return self.recomputed, self.recomputed
+            return certificate.below(upper, self.slack), upper
         head, tail = int(self.ist[kernels.I_HEAD]), int(self.ist[kernels.I_TAIL])
         if tail == head:  # depth 3 before its first iteration
             return 0.0, upper
-        return float(min(upper, self.T[4][head:tail].min())), upper
+        return certificate.below(float(min(upper, self.T[4][head:tail].min())), self.slack), upper
+
+    def certificate(self):
+        """The rule of :mod:`odtlab.certificate`: the 0-1 loss recomputed from the data equals U; the squared
+        error recomputed from the data is within ``SSE_RTOL`` of the optimum, float slack included."""
+        tree, upper = self.incumbent(), float(self.fst[kernels.F_U])
+        if self.cls:
+            return certificate.exact_certificate(tree.misclassifications(self.X, self.y), int(upper))
+        self.recomputed, reason = certificate.sse_certificate(tree, self.X, self.Y, upper, self.slack)
+        return reason
 
     def incumbent(self):
         row = int(self.ist[kernels.I_NINC])
@@ -532,6 +556,8 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
 
 
 register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features"))
+                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features",
+                    variants=({"max_depth": 2}, {"max_depth": 3})))
 register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 regression trees (squared error)"))
+                    "Quant-BnB: optimal depth-2/3 regression trees (squared error)",
+                    variants=({"max_depth": 2}, {"max_depth": 3})))

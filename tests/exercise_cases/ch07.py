@@ -55,5 +55,6 @@ CASES = {
     "07.3": (solution_07_3, lambda: [(0, "subscripts swapped"), (2, "middle block is dropped"),
                                      (3, "middle block is dropped"), ("one", "should be a number")]),
     "07.4": (solution_07_4, lambda: [({"x2", "x3"}, "column minimum"), (set(), "at least one"),
-                                     ({"x3"}, "smallest W0"), ({"x1"}, "cannot be among")]),
+                                     ({"x3"}, "smallest W0"), ({"x1"}, "cannot be among"),
+                                     ("x2", "set of names")]),
 }

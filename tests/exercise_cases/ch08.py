@@ -32,9 +32,10 @@ def _q(alpha):
 
 
 def solution_08_4():
+    """T = DPDT's tree at α = 0 against the leaf: err(leaf) = err(T) + α C(T) at the answer."""
     X, y = _example()
-    path = DPDTClassifier(max_depth=2, candidates=(3,)).fit(X, y).regularisation_path()
-    return Fraction(path[-1]["alpha"])
+    tree = DPDTClassifier(max_depth=2, candidates=(3,)).fit(X, y).tree_
+    return (_errors(y) - Fraction(tree.misclassifications(X, y), len(y))) / Fraction(str(tree.expected_splits(X)))
 
 
 CASES = {

@@ -1,0 +1,101 @@
+"""What the first run costs: each solver's compilation from an empty numba cache, and its first fit after warmup.
+
+For every registered algorithm (or those named), in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``:
+
+1. **cold**: ``odtlab.warmup.warm([algo])`` (every record level and variant, fit and predict on a tiny
+   problem), timed in CPU seconds of that process (what ``odtlab warmup`` pays once per machine);
+2. **first fit**: a new process on the now warm cache fits a chapter-sized problem; its CPU seconds (the
+   cache loads and numba's own first-use set-up included), the number of functions numba still had to
+   compile (0 when warmup covered everything), and a second fit in the same process, for comparison.
+
+All times are CPU seconds of the child process (steadier than wall time on a shared machine).
+
+The target (issue 14): first fit under 1 s per solver. Run:
+``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_compile.py [ALGO ...] [--quick]``
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# chapter-sized problems: algorithm -> (data set, its load() options, command-line options)
+PROBLEMS = {
+    "cart": ("sklearn/breast_cancer", {}, {"depth": 3}),
+    "cart-regressor": ("sklearn/diabetes", {}, {"depth": 3}),
+    "branches": ("branches/monk1-o", {}, {"lam": 0.01}),
+    "murtree": ("dl/anneal", {}, {"depth": 3}),
+    "murtree-regressor": ("sklearn/diabetes", {"encoding": "quantiles"}, {"depth": 2}),
+    "quantbnb": ("quantbnb/bank", {}, {"depth": 2}),
+    "quantbnb-regressor": ("sklearn/diabetes", {}, {"depth": 2}),
+    "dpdt": ("gen/dpdt-pathological", {}, {"depth": 3}),
+    "dpdt-regressor": ("sklearn/diabetes", {}, {"depth": 3}),
+}
+
+_COLD = """
+import json, time
+from odtlab import solvers, warmup
+solvers.available()
+t = time.process_time()
+wall = warmup.warm([{algo!r}], progress=False)
+print(json.dumps({{"cpu": time.process_time() - t, "wall": wall}}))
+"""
+
+_FIRST_FIT = """
+import json, time
+from numba.core import event
+from odtlab import datasets, solvers
+data = datasets.load({dataset!r}, **{load!r})
+solvers.get({algo!r})
+compiled = []
+class Count(event.Listener):
+    def on_start(self, ev): compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev): pass
+with event.install_listener("numba:compile", Count()):
+    t = time.process_time()
+    solvers.fit({algo!r}, data, **{options!r})
+    first = time.process_time() - t
+t = time.process_time()
+solvers.fit({algo!r}, data, **{options!r})
+print(json.dumps({{"first": first, "second": time.process_time() - t, "compiled": compiled}}))
+"""
+
+
+def _child(code, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure(algo):
+    dataset, load, options = PROBLEMS[algo]
+    with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
+        cold = _child(_COLD.format(algo=algo), cache)
+        first = _child(_FIRST_FIT.format(algo=algo, dataset=dataset, load=load, options=options), cache)
+    return dict(algo=algo, dataset=dataset, options=options, **cold, **first)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("algorithms", nargs="*", help="registered names (default: all with a problem here)")
+    parser.add_argument("--quick", action="store_true", help="CART only (the cheapest compile)")
+    args = parser.parse_args(argv)
+    algos = ["cart"] if args.quick else (args.algorithms or list(PROBLEMS))
+    print(f"{'algorithm':<20}{'cold compile s':>16}{'first fit s':>13}{'second fit s':>14}"
+          f"{'compiled in fit':>17}  problem", flush=True)
+    total = 0.0
+    for algo in algos:
+        r = measure(algo)
+        total += r["cpu"]
+        print(f"{algo:<20}{r['cpu']:>16.1f}{r['first']:>13.2f}{r['second']:>14.2f}{len(r['compiled']):>17}  "
+              f"{r['dataset']} {r.get('options', '')}", flush=True)
+        if r["compiled"]:
+            print(f"    compiled during the first fit: {', '.join(sorted(set(r['compiled'])))}", flush=True)
+    print(f"{'sum':<20}{total:>16.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""Compilation made visible and paid once: ``odtlab warmup`` and the first-fit notice.
+
+Every kernel is a numba function compiled with ``cache=True`` (:mod:`odtlab.core._jit`): the first call
+in a process either loads the machine code from the on-disk cache (milliseconds) or compiles it (10–35 s
+of CPU per algorithm from an empty cache). This module
+
+* tells the two cases apart before a call (:func:`must_compile`), reading the same in-memory overloads
+  and on-disk cache index that numba's dispatcher consults;
+* compiles a search's kernel before :meth:`odtlab.search.Search.run` starts its clock
+  (:func:`compile_kernel`), printing one line when a real compilation happens (numba's
+  ``numba:compile`` event fires only on a cache miss), so a time limit is the search's own budget;
+* compiles everything the registered estimators run, at every record level and in every variant the
+  registry lists (:func:`warm`, the ``odtlab warmup`` command), with a progress bar.
+"""
+import contextlib
+import sys
+import time
+
+import numba
+import numpy as np
+from numba.core import event as numba_event
+from numba.core.dispatcher import Dispatcher
+
+from odtlab.core import events as core
+
+_announced = set()  # solver names whose compilation this process has announced
+_quiet = False  # True while warm() draws its own progress bar
+
+
+class _Captured(Exception):
+    """Raised by :func:`_probe` to hand back the arguments a solver passes to its kernel."""
+
+
+def _probe(*args):
+    raise _Captured(args)
+
+
+def kernel_signature(solver, kernel, buffer):
+    """The numba argument types of ``solver.advance(kernel, buffer, 1)``'s kernel call, without calling it.
+
+    Every solver's ``advance`` only gathers its state arrays into the kernel call, so handing it a probe in
+    place of the kernel captures the exact arguments; their numba types are the signature the first call
+    would compile."""
+    try:
+        solver.advance(_probe, buffer, 1)
+    except _Captured as captured:
+        return tuple(numba.typeof(a) for a in captured.args[0])
+    raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
+
+
+def must_compile(dispatcher, signature):
+    """Whether calling ``dispatcher`` with argument types ``signature`` would compile machine code.
+
+    False when the process already holds the overload or numba's on-disk cache index (under
+    ``NUMBA_CACHE_DIR`` or next to the source) lists it for this machine and this exact function (numba's
+    index key: signature, target, bytecode and closure variables; a stale index counts as empty)."""
+    signature = tuple(signature)
+    if signature in dispatcher.overloads:
+        return False
+    cache = dispatcher._cache
+    index = getattr(cache, "_cache_file", None)
+    if index is None:  # a function without cache=True
+        return True
+    key = cache._index_key(signature, dispatcher.targetctx.codegen())
+    return key not in index._load_index()
+
+
+def _announce(name):
+    if not _quiet and name not in _announced:
+        _announced.add(name)
+        print(f"odtlab: compiling the {name} kernels (once; cached on disk) …", file=sys.stderr, flush=True)
+
+
+class _Announce(numba_event.Listener):
+    """Print one line when a real compilation (a cache miss) starts, once per name and process: the name
+    given, or (``name=None``) the module of an odtlab function (``odtlab.core.branches`` -> "branches")."""
+
+    def __init__(self, name=None):
+        self.name = name
+
+    def on_start(self, event):
+        if self.name is not None:
+            _announce(self.name)
+            return
+        module = getattr(event.data["dispatcher"].py_func, "__module__", "") or ""
+        if module.startswith("odtlab."):
+            _announce(module.rsplit(".", 1)[-1])
+
+    def on_end(self, event):
+        pass
+
+
+# Every compilation of an odtlab function outside a Search (a solver's set-up, predict) is announced too.
+numba_event.register("numba:compile", _Announce())
+
+
+@contextlib.contextmanager
+def announced(name):
+    """Within the block, the first compilation of any function prints one line naming ``name``."""
+    with numba_event.install_listener("numba:compile", _Announce(name)):
+        yield
+
+
+def compile_kernel(solver, record, buffer):
+    """Compile (or load from the disk cache) the kernel ``solver`` runs at level ``record``.
+
+    Called by :meth:`odtlab.search.Search.run` before its clock starts, so a time limit is spent searching
+    (issue: a 0.5 s limit from a cold cache took minutes and returned a 1-leaf tree)."""
+    kernel = solver.kernel(core.LEVELS[record])
+    if not isinstance(kernel, Dispatcher):  # NUMBA_DISABLE_JIT: plain Python
+        return
+    signature = kernel_signature(solver, kernel, buffer)
+    if signature not in kernel.overloads:
+        with announced(solver.name):
+            kernel.compile(signature)
+
+
+# -- odtlab warmup ------------------------------------------------------------------------------------
+
+# How X reaches the estimators: numba compiles a function once per array layout and writability, and a fresh
+# numpy array arrives C-ordered, a transposed one Fortran-ordered, a pandas frame's values Fortran-ordered and
+# read-only (pandas' copy-on-write).
+FORMS = ("C", "F", "frame")
+
+
+def _tiny_problem(estimator, form="C", seed=0):
+    """A 24-row problem of the estimator's input kind (numeric, binary, categorical) and task, X in ``form``."""
+    rng = np.random.default_rng(seed)
+    n, p = 24, 3
+    kind = getattr(estimator, "_input", "numeric")
+    if kind == "binary":
+        X = rng.integers(0, 2, size=(n, p)).astype(np.float64)
+    elif kind == "categorical":
+        X = rng.integers(0, 3, size=(n, p)).astype(np.float64)
+    else:
+        X = rng.normal(size=(n, p))
+    if getattr(estimator, "_task", "classification") == "classification":
+        y = rng.integers(0, 3, size=n)
+    else:
+        y = rng.normal(size=n)
+    if form == "frame":
+        import pandas as pd
+
+        return pd.DataFrame(X, columns=[f"x{j}" for j in range(p)]), y
+    return np.asarray(X, order=form), y
+
+
+def plan(algorithms=None):
+    """The warm-up steps ``[(label, estimator, record level or None for fit + predict, form of X)]`` for the
+    registered algorithms (all, or the names in ``algorithms``): each variant of the registry, at every
+    record level, then one fit and predict (the estimator's own helpers), each with X in every form of
+    :data:`FORMS`."""
+    from odtlab import solvers
+
+    names = solvers.available() if not algorithms else [solvers.get(a).name for a in algorithms]
+    steps = []
+    for name in names:
+        spec = solvers.get(name)
+        for variant in spec.variants:
+            suffix = "".join(f" {k}={v}" for k, v in variant.items())
+            for form in FORMS:
+                for level in core.LEVELS:
+                    steps.append((f"{name}{suffix} record={level} X={form}", spec.estimator(**variant), level, form))
+                steps.append((f"{name}{suffix} fit+predict X={form}", spec.estimator(**variant), None, form))
+    return steps
+
+
+def warm(algorithms=None, progress=True):
+    """Compile (or load from the disk cache) every kernel the registered estimators use; return seconds.
+
+    Runs each step of :func:`plan` on a tiny problem, so what is compiled is exactly what a fit runs."""
+    global _quiet
+    from tqdm.auto import tqdm
+
+    steps = plan(algorithms)
+    t0 = time.perf_counter()
+    _quiet = True
+    try:
+        with tqdm(steps, desc="odtlab warmup", unit=" kernel", disable=not progress, file=sys.stderr) as bar:
+            for label, estimator, level, form in bar:
+                bar.set_postfix_str(label, refresh=True)
+                X, y = _tiny_problem(estimator, form)
+                if level is None:
+                    estimator.fit(X, y).predict(X)
+                else:
+                    estimator.search(X, y, record=level).run()
+    finally:
+        _quiet = False
+    return time.perf_counter() - t0

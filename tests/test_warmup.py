@@ -1,0 +1,164 @@
+"""odtlab.warmup: honest "must compile" detection, compilation before the search clock with a one-line notice,
+and a warm-up plan drawn from the solver registry.
+
+The cold-cache checks run a one-line kernel in a subprocess with an empty NUMBA_CACHE_DIR (about 2 s each);
+the real solvers' compile times are measured in benchmarks/bench_compile.py, not here."""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from odtlab import solvers, warmup
+from odtlab.core import events as core
+
+pytestmark = pytest.mark.jit_only  # compilation does not exist under NUMBA_DISABLE_JIT
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A solver whose search takes three kernel calls of one iteration each (first_chunk = 1).
+TINY = textwrap.dedent('''
+    import numba
+    import numpy as np
+    from odtlab.search import Search, Solver
+    from odtlab.tree import Tree
+
+    @numba.njit(cache=True)
+    def step(state, events, max_iterations):
+        state[0] += 1
+        return 0, 0 if state[0] >= 3 else 1
+
+    class TinySolver(Solver):
+        name = "tiny"
+        first_chunk = 1
+
+        def __init__(self):
+            self.state = np.zeros(1, dtype=np.int64)
+
+        def kernel(self, level):
+            return step
+
+        def advance(self, kernel, events, max_iterations):
+            n, status = kernel(self.state, events, max_iterations)
+            return int(n), int(status)
+
+        def bounds(self):
+            return (0.0, 0.0) if self.finished else (0.0, 1.0)
+
+        def incumbent(self):
+            return None
+
+        @property
+        def iterations(self):
+            return int(self.state[0])
+
+        @property
+        def finished(self):
+            return self.state[0] >= 3
+''')
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """Run Python code in a subprocess that can import the tiny module, on a cache folder of its own."""
+    (tmp_path / "tinykernel.py").write_text(TINY)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def run(code):
+        out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split(), out.stderr
+
+    return run
+
+
+def test_must_compile_reads_the_overloads_and_the_disk_cache(tiny):
+    code = '''
+        from numba import types
+        from odtlab.warmup import must_compile
+        from tinykernel import step
+        sig = (types.int64[::1], types.int64[::1], types.int64)
+        print(must_compile(step, sig))
+        step.compile(sig)
+        print(must_compile(step, sig), must_compile(step, (types.float64[::1],) + sig[1:]))
+        print(dict(step.stats.cache_misses).get(sig, 0))
+    '''
+    first, _ = tiny(code)
+    assert first == ["True", "False", "True", "1"]  # empty cache: compiled, then held; another type is not
+    second, _ = tiny(code)
+    assert second == ["False", "False", "True", "0"]  # the disk cache covers it: loaded, not compiled
+
+
+def test_the_search_clock_starts_after_compilation_with_one_notice(tiny):
+    """From a cold cache, compiling took longer than the 0.02 s limit: the first kernel call used to spend it,
+    leaving status time_limit after one of three iterations; now the search gets its whole budget."""
+    code = '''
+        from odtlab.search import Search
+        from tinykernel import TinySolver
+        for _ in range(2):
+            result = Search(TinySolver()).run(time_limit=0.02)
+            print(result.status, result.stats["iterations"])
+    '''
+    out, err = tiny(code)
+    assert out == ["optimal", "3", "optimal", "3"]
+    assert err.splitlines() == ["odtlab: compiling the tiny kernels (once; cached on disk) …"]
+    out, err = tiny(code)
+    assert out == ["optimal", "3", "optimal", "3"] and err == ""  # loaded from the disk cache: no notice
+
+
+def test_the_plan_covers_every_registered_algorithm_level_variant_and_input_form():
+    steps = warmup.plan()
+    covered = {(label.split()[0], level, form) for label, _, level, form in steps}
+    expected = {(name, level, form) for name in solvers.available()
+                for level in list(core.LEVELS) + [None] for form in ("C", "F", "frame")}
+    assert covered == expected
+    depths = {est.max_depth for label, est, _, _ in steps if label.startswith("quantbnb ")}
+    assert depths == {2, 3}
+    with pytest.raises(ValueError, match="unknown algorithm 'cartt'"):
+        warmup.plan(["cartt"])
+
+
+def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+    from numba.core import event
+
+    warmup.warm(["cart"], progress=False)
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Count()):
+        for data in (X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd"))):
+            solvers.make_estimator("cart", depth=3).fit(data, y).predict(data)
+    assert compiled == []
+
+
+def test_a_compilation_outside_a_search_is_announced_once_per_odtlab_module(capsys, monkeypatch):
+    """numba fires numba:compile only on a cache miss; the listener registered by odtlab.warmup names the
+    odtlab module being compiled (a solver's set-up or predict helpers), once per process."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(warmup, "_announced", set())
+
+    def event(module):
+        return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=SimpleNamespace(__module__=module))})
+
+    listener = warmup._Announce()
+    for module in ("odtlab.core.fake", "odtlab.core.fake", "numba.np.arrayobj", "odtlab.core.other"):
+        listener.on_start(event(module))
+    assert capsys.readouterr().err.splitlines() == [
+        "odtlab: compiling the fake kernels (once; cached on disk) …",
+        "odtlab: compiling the other kernels (once; cached on disk) …"]
