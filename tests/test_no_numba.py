@@ -49,7 +49,7 @@ def run_without_numba(*args, timeout=240):
 
 
 def test_numba_is_blocked_and_the_shim_returns_every_function_unchanged():
-    run_without_numba("-c", textwrap.dedent(f"""
+    proc = run_without_numba("-c", textwrap.dedent(f"""
         import pytest
         with pytest.raises(ImportError):
             import numba
@@ -76,8 +76,12 @@ def test_numba_is_blocked_and_the_shim_returns_every_function_unchanged():
             types.Float
         import odtlab.core.branches, odtlab.core.murtree
         assert odtlab.core.branches.popcount is odtlab.core.branches._popcount_swar
+        from odtlab import warmup
+        from odtlab.cli import main
+        assert main(["warmup"]) == 0 and warmup.warm() == 0.0
         {NO_NUMBA_LOADED}
         """))
+    assert "nothing to compile" in proc.stdout
 
 
 def test_njit_keeps_every_calling_form_with_numba():
