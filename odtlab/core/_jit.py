@@ -33,7 +33,7 @@ class _Absent:
 
     def __getattr__(self, attr):
         raise AttributeError(f"{self._name}.{attr} needs numba, which is not installed: odtlab's kernels run as "
-                           f"plain Python here and never reach numba's compile-time code")
+                             f"plain Python here and never reach numba's compile-time code")
 
 
 def _identity_decorator(*args, **options):
