@@ -4,9 +4,9 @@ The no-numba interpreter is the shared environment's own Python with an import h
 first on ``PYTHONPATH``, tools/no_numba) that makes ``import numba`` and ``import llvmlite`` raise ImportError, as
 they do where numba is not installed. For odtlab's code this is the same test as a fresh virtual
 environment without numba: odtlab reaches numba only through ``import numba`` in odtlab.core._jit, and the
-hook fails exactly that import (every child asserts numba and llvmlite never entered ``sys.modules``).
-What it does not test is pip's resolution of the dependency marker; :func:`test_the_numba_dependency_is_
-left_out_on_pyodide_only` evaluates the marker itself for Pyodide's platform. A real venv would cost a
+hook fails exactly that import (the children that run odtlab in-process assert that numba and llvmlite
+never entered ``sys.modules``). What it does not test is pip's resolution of the dependency marker; the
+last test evaluates the marker itself for Pyodide's platform. A real venv would cost a
 minute of pip installs of the other dependencies, and nothing more would be checked.
 
 In the child run: the shim's calling forms, one golden case of every estimator the solver registry
