@@ -9,7 +9,7 @@ prints time(plain Python) / time(compiled) per problem.
 
 ``--chapters 00 01`` also executes those chapters (nbclient, as ``notebooks/build.py`` does) in a child
 process with and without numba, and prints each one's wall seconds (the compiled run after one untimed run
-that fills numba's cache; ``inf``: over ``--timeout`` seconds).
+that fills numba's cache; ``inf``: over ``--timeout`` seconds; ``nan``: the chapter failed, with its error).
 
 Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_no_numba.py [--repeat 3] [--chapters 00]``
 """
@@ -75,9 +75,13 @@ def chapter_seconds(chapter, without_numba, timeout):
     t = time.perf_counter()
     try:
         subprocess.run([sys.executable, "-c", code, str(path), str(path.parent)], cwd=ROOT,
-                       env=child_env(without_numba), check=True, capture_output=True, timeout=timeout)
+                       env=child_env(without_numba), check=True, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return float("inf")
+    except subprocess.CalledProcessError as exc:  # a failing chapter has no time; say why and go on
+        print(f"chapter {chapter} failed ({'without numba' if without_numba else 'compiled'}): "
+              f"{exc.stderr.strip().splitlines()[-1] if exc.stderr.strip() else exc}")
+        return float("nan")
     return time.perf_counter() - t
 
 
