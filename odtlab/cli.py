@@ -278,6 +278,10 @@ def _add_warmup_command(subparsers):
             names = [solvers.get(a).name for a in args.algorithms]
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
+        if not warmup.COMPILED:
+            print("odtlab: nothing to compile: the kernels run as plain Python here (numba is not installed, "
+                  "or NUMBA_DISABLE_JIT is set)")
+            return 0
         seconds = warmup.warm(names or None)
         print(f"odtlab: warmup done in {seconds:.1f} s (kernels cached in "
               f"{os.environ.get('NUMBA_CACHE_DIR') or 'numba __pycache__ folders next to odtlab'})")

@@ -16,12 +16,13 @@ import contextlib
 import sys
 import time
 
-import numba
 import numpy as np
-from numba.core import event as numba_event
-from numba.core.dispatcher import Dispatcher
 
 from odtlab.core import events as core
+from odtlab.core._jit import COMPILED, numba
+
+if numba is not None:
+    from numba.core import event as numba_event
 
 _announced = set()  # solver names whose compilation this process has announced
 _quiet = False  # True while warm() draws its own progress bar
@@ -71,7 +72,7 @@ def _announce(name):
         print(f"odtlab: compiling the {name} kernels (once; cached on disk) …", file=sys.stderr, flush=True)
 
 
-class _Announce(numba_event.Listener):
+class _Announce(numba_event.Listener if numba is not None else object):
     """Print one line when a real compilation (a cache miss) starts, once per name and process: the name
     given, or (``name=None``) the module of an odtlab function (``odtlab.core.branches`` -> "branches")."""
 
@@ -91,12 +92,16 @@ class _Announce(numba_event.Listener):
 
 
 # Every compilation of an odtlab function outside a Search (a solver's set-up, predict) is announced too.
-numba_event.register("numba:compile", _Announce())
+if numba is not None:
+    numba_event.register("numba:compile", _Announce())
 
 
 @contextlib.contextmanager
 def announced(name):
     """Within the block, the first compilation of any function prints one line naming ``name``."""
+    if numba is None:  # nothing compiles without numba
+        yield
+        return
     with numba_event.install_listener("numba:compile", _Announce(name)):
         yield
 
@@ -106,9 +111,9 @@ def compile_kernel(solver, record, buffer):
 
     Called by :meth:`odtlab.search.Search.run` before its clock starts, so a time limit is spent searching
     (issue: a 0.5 s limit from a cold cache took minutes and returned a 1-leaf tree)."""
-    kernel = solver.kernel(core.LEVELS[record])
-    if not isinstance(kernel, Dispatcher):  # NUMBA_DISABLE_JIT: plain Python
+    if not COMPILED:  # no numba, or NUMBA_DISABLE_JIT: the kernels run as plain Python
         return
+    kernel = solver.kernel(core.LEVELS[record])
     signature = kernel_signature(solver, kernel, buffer)
     if signature not in kernel.overloads:
         with announced(solver.name):
@@ -168,8 +173,11 @@ def plan(algorithms=None):
 def warm(algorithms=None, progress=True):
     """Compile (or load from the disk cache) every kernel the registered estimators use; return seconds.
 
-    Runs each step of :func:`plan` on a tiny problem, so what is compiled is exactly what a fit runs."""
+    Runs each step of :func:`plan` on a tiny problem, so what is compiled is exactly what a fit runs. Without
+    numba (or under ``NUMBA_DISABLE_JIT``) there is nothing to compile: it returns 0.0 at once."""
     global _quiet
+    if not COMPILED:
+        return 0.0
     from tqdm.auto import tqdm
 
     steps = plan(algorithms)

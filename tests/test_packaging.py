@@ -10,8 +10,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _requirement(spec):
-    """('numpy', '>=1.26') from a pip or conda requirement ('nbval=0.11.*' is conda for '==0.11.*')."""
-    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*(.*)$", spec)
+    """('numpy', '>=1.26') from a pip or conda requirement ('nbval=0.11.*' is conda for '==0.11.*'); a pip
+    requirement's environment marker (after ';') is left out: environment.yml serves machines where it holds."""
+    m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*(.*)$", spec.split(";")[0])
     name, version = m.group(1).lower(), m.group(2).replace(" ", "")
     if re.match(r"^=[^=]", version):
         version = "=" + version

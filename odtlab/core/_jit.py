@@ -1,17 +1,66 @@
-"""The one place where numba is configured for odtlab's kernels.
+"""The one place where odtlab's kernels meet numba, and the one place that makes numba optional.
 
 Every kernel is compiled with ``cache=True`` (the cache lives next to the source, or in
 ``NUMBA_CACHE_DIR``), so a notebook pays the compile cost once per machine, not per kernel start.
-Kernels are written so that they also run as plain Python under ``NUMBA_DISABLE_JIT=1``, which the
-coverage run of the test suite uses.
+
+Without numba (a Pyodide kernel in the browser, a machine where numba has no wheel: pyproject.toml's
+environment marker leaves it out there) the same functions run as plain Python: :func:`njit`
+returns the function unchanged in every calling form, and :func:`overload` and :func:`intrinsic`
+(numba's compile-time extension points, which a plain-Python run never reaches) leave the decorated
+function alone. Kernels are written so that they also run as plain Python under
+``NUMBA_DISABLE_JIT=1``, which the coverage run of the test suite uses: both runs take the same paths.
+Import the numba names the kernels use from here, never from numba.
 """
 from fractions import Fraction
-import functools
 import warnings
 
-import numba
+try:
+    import numba
+except ImportError:  # no numba on this platform: every kernel runs as plain Python
+    numba = None
 
-njit = functools.partial(numba.njit, cache=True)
+#: True when the kernels run as machine code; False when they run as plain Python (numba absent,
+#: or ``NUMBA_DISABLE_JIT=1``). Code that reads numba's dispatchers (signatures, caches) checks it.
+COMPILED = numba is not None and not numba.config.DISABLE_JIT
+
+
+class _Absent:
+    """Stand-in for a numba namespace (``types``): only compile-time code reads it, which a plain-Python
+    run never executes, so an access is a bug and says so (an AttributeError, so ``hasattr`` stays safe)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        raise AttributeError(f"{self._name}.{attr} needs numba, which is not installed: odtlab's kernels run as "
+                             f"plain Python here and never reach numba's compile-time code")
+
+
+def _identity_decorator(*args, **options):
+    """``@deco``, ``deco(f)``, ``deco(f, **options)``, ``@deco(...)`` and ``deco(**options)(f)``: ``f`` unchanged."""
+    if args and callable(args[0]):
+        return args[0]
+    return lambda func: func
+
+
+if numba is not None:
+    from numba import types
+    from numba.extending import intrinsic, overload
+
+    def njit(*args, **options):
+        """``numba.njit`` with ``cache=True`` unless the caller says otherwise (any calling form)."""
+        options.setdefault("cache", True)
+        return numba.njit(*args, **options)
+else:
+    types = _Absent("numba.types")
+    njit = _identity_decorator
+
+    def overload(func, **options):
+        """numba's ``@overload(func)`` stand-in: ``func`` itself runs (plain Python), the implementation
+        chooser is never called."""
+        return _identity_decorator
+
+    intrinsic = _identity_decorator
 
 
 def as_ratio(value, max_denominator=10**6):

@@ -56,12 +56,9 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   one size linked through the Q of their first row.
 * ``CN`` (int64): counters, so the search resumes exactly between calls.
 """
-import numba
 import numpy as np
-from numba import types
-from numba.extending import intrinsic
 
-from odtlab.core._jit import njit
+from odtlab.core._jit import COMPILED, intrinsic, njit, types
 from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE,
                                 STATUS_GROW, emit)
 
@@ -390,7 +387,7 @@ def _ctpop(typingctx, x):
     return types.int64(x), codegen
 
 
-if numba.config.DISABLE_JIT:  # the coverage run: intrinsics only exist compiled
+if not COMPILED:  # no numba, or the coverage run: intrinsics only exist compiled
     popcount = _popcount_swar
 else:
     @njit(inline="always")

@@ -47,10 +47,7 @@ are stored whole in ``tpool`` as heap arrays of features (node ``h`` has childre
 needed.
 """
 import numpy as np
-from numba import types
-from numba.extending import overload
-
-from odtlab.core._jit import njit
+from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
 
 INF = 1 << 60  # "no tree" (the paper's infeasible tree of cost +infinity)
