@@ -385,7 +385,7 @@ def _run(argv):
     except UsageError as exc:
         return _error(exc, 2)
     except datasets.DataError as exc:
-        usage = isinstance(exc, (datasets.UnknownDatasetError, datasets.UnverifiedDataError))
+        usage = isinstance(exc, datasets.UnknownDatasetError)
         return _error(exc, 2 if usage else 1)
     except OSError as exc:
         return _error(exc, 1)
