@@ -54,8 +54,11 @@ class CARTSolver(Solver):
             Y = np.asarray(y, dtype=np.float64)
             self.Y = np.ascontiguousarray(Y.reshape(n, -1))
             n_stats, n_value = 2 * self.Y.shape[1], self.Y.shape[1]
-        # the kernel sums targets centred on their mean: raw sums of squares cancel at an offset (1e8 + y)
+        # the kernel sums targets centred on their mean: raw sums of squares cancel at an offset (1e8 + y);
+        # ``node_value`` then holds centred sums, and a node's mean is node_value / weight + target_mean
         self.Yk = self.Y if task == "classification" else np.ascontiguousarray(certificate.centred(self.Y, self.w))
+        total = self.w.sum()
+        self.target_mean = (self.w @ self.Y) / total if task == "regression" and total > 0 else np.zeros(n_value)
         self.criterion = criterion
         cap = max(2 * n - 1, 1)
         self.order = np.arange(n, dtype=np.int64)
@@ -118,8 +121,7 @@ class CARTSolver(Solver):
     def _leaf_loss(self):
         if self.task == "classification":
             return float(self.w.sum() - np.bincount(self.y, weights=self.w, minlength=self.K).max())
-        mean = self.w @ self.Y / self.w.sum()
-        return float(self.w @ ((self.Y - mean) ** 2).sum(axis=1))
+        return float(self.w @ (self.Yk ** 2).sum(axis=1))
 
     def stats(self):
         return {"nodes": int(self.counters[kernels.C_NODES]), "leaves_made": int(self.counters[kernels.C_LEAVES])}

@@ -84,7 +84,7 @@ class CARTSource:
         """(class counts or target means, weighted rows) of a node."""
         s = self.s
         v = self.solver_id(key)
-        if v >= 0:
+        if v >= 0:  # the kernel's sums (of centred targets, for regression: the mean is added back below)
             value, weight = s.node_value[v], float(s.node_weight[v])
         else:  # still on the solver's frontier: count its rows
             _, p, is_left = key
@@ -98,6 +98,8 @@ class CARTSource:
                 value = (s.w[idx, None] * s.Y[idx]).sum(axis=0)
         if s.task == "regression":
             value = value / weight if weight > 0 else np.zeros_like(value)
+            if v >= 0:
+                value = value + s.target_mean
         return value, weight
 
 
