@@ -77,6 +77,7 @@ def _recomputed_H(solver, tree):
     return tree.branches_objective(solver.X, solver.y, solver.lam, exact=True)
 
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 @pytest.mark.parametrize("cap_mib", [8, 24])
 def test_branches_state_never_passes_the_cap_and_keeps_its_tree_and_gap(cap_mib):
     data = datasets.load("branches/car-eval-f")  # needs 16 MiB of state to finish
@@ -90,6 +91,7 @@ def test_branches_state_never_passes_the_cap_and_keeps_its_tree_and_gap(cap_mib)
     assert _recomputed_H(solver, result.tree) == lower <= upper
 
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_kept_events_count_and_stop_at_a_quarter_of_the_limit():
     data = datasets.load("branches/car-eval-f")
     search = Search(BranchesSolver(data.X, data.y, lam=0.01), record="full")
@@ -99,6 +101,7 @@ def test_kept_events_count_and_stop_at_a_quarter_of_the_limit():
     assert search._memory() <= 24 * MIB
 
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_process_growth_stays_under_1_25_times_the_limit():
     """The reproducer: with every event kept, a capped search grew the process far past its cap."""
     out = _subprocess("""
@@ -119,6 +122,7 @@ def test_process_growth_stays_under_1_25_times_the_limit():
     assert out["growth"] <= 1.25 * 24 * MIB
 
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_dpdt_exhaustive_state_never_passes_the_cap():
     data = datasets.load("sklearn/digits")
     est = DPDTClassifier(max_depth=4, generator="exhaustive", memory_limit=8 * MIB, record="none").fit(data.X, data.y)
@@ -148,6 +152,7 @@ def test_odtlab_solve_takes_a_memory_limit():
 
 # -- growth: Ctrl-C and the clock --------------------------------------------------------------------------------
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_an_interrupt_at_every_growth_loses_nothing(monkeypatch):
     """The reproducer: Ctrl-C between the memo's replacement and its rebuild lost the Branches memo."""
     data = datasets.load("branches/monk1-f")
@@ -166,6 +171,7 @@ def test_an_interrupt_at_every_growth_loses_nothing(monkeypatch):
     assert search.result().objective == whole.objective
 
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_a_growth_step_that_would_end_past_the_time_limit_is_not_started():
     data = datasets.load("branches/car-eval-f")
     search = Search(BranchesSolver(data.X, data.y, lam=0.01, capacity=2), record="none")
@@ -178,6 +184,7 @@ def test_a_growth_step_that_would_end_past_the_time_limit_is_not_started():
 
 # -- stopped searches keep at least the greedy tree ---------------------------------------------------------------
 
+@pytest.mark.jit_only  # searches on benchmark sets: too slow as plain Python
 def test_a_time_limited_dpdt_returns_at_least_cart_s_tree():
     """The reproducer: a DPDT stopped early returned a single leaf (10 % accuracy on digits)."""
     data = datasets.load("sklearn/digits")
