@@ -1,13 +1,11 @@
 """Python view of the search events: one class, kinds named as in the papers.
 
-Kernels write records of :data:`odtlab.core.events.EVENT_DTYPE`. Each algorithm declares its event kinds
-here with :func:`register_kind`, giving the paper's name for the step and what the generic fields mean
-for it (``fields={"Q": "value", "n_samples": "i0"}``). :func:`decode` turns a record into an
-:class:`Event` whose attributes carry those names, so a widget or a notebook reads ``event.Q`` rather
-than ``record["value"]``.
+Kernels write records of :data:`odtlab.core.events.EVENT_DTYPE`. Each kernel module declares its event
+kinds once with :func:`odtlab.core.events.event_kind`, giving the paper's name for the step and what the
+generic fields mean for it (``fields={"Q": "value", "n_samples": "i0", "complete": "flags:0"}``).
+:func:`decode` turns a record into an :class:`Event` whose attributes carry those names, so a widget or a
+notebook reads ``event.Q`` rather than ``record["value"]``; on record arrays, ``kind.get(records, "Q")``.
 """
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from odtlab.core import events as core
@@ -16,39 +14,28 @@ GENERIC_FIELDS = tuple(core.EVENT_DTYPE.names)
 _INDEX = {name: i for i, name in enumerate(GENERIC_FIELDS)}
 
 
-@dataclass(frozen=True)
-class EventKind:
-    """One kind of search step: its code, the paper's name for it, and its named payload."""
-
-    code: int
-    name: str
-    algorithm: str
-    fields: dict = field(default_factory=dict)  # payload name -> generic field
-    caption: str = ""  # str.format template over the payload and generic fields
-    doc: str = ""
-
-
-KINDS = {}
-_BY_NAME = {}
+KINDS = core.KINDS  # code -> EventKind, filled by the kernel modules' declarations
+EventKind = core.EventKind
 
 
 def register_kind(code, name, algorithm, fields=None, caption="", doc=""):
-    """Declare an event kind. Codes are unique; re-registering the same declaration is harmless."""
-    kind = EventKind(code, name, algorithm, dict(fields or {}), caption, doc)
-    old = KINDS.get(code)
-    if old is not None and old != kind:
-        raise ValueError(f"event code {code} is already {old.algorithm}.{old.name}")
-    for alias, generic in kind.fields.items():
-        if generic not in _INDEX:
-            raise ValueError(f"{name}: field {alias!r} maps to unknown record field {generic!r}")
-    KINDS[code] = kind
-    _BY_NAME[(algorithm, name)] = kind
-    return kind
+    """Declare an event kind (see :func:`odtlab.core.events.event_kind`, where kernels declare theirs)."""
+    return core.event_kind(code, name, algorithm, fields, caption, doc)
 
 
 def kind_code(algorithm, name):
     """The code of ``algorithm``'s event kind ``name``."""
-    return _BY_NAME[(algorithm, name)].code
+    for kind in KINDS.values():
+        if kind.algorithm == algorithm and kind.name == name:
+            return kind.code
+    raise KeyError(f"{algorithm} declares no event kind {name!r}")
+
+
+def _payload(kind, record, alias):
+    """Payload ``alias`` of a record tuple: its field, or its bit of ``flags`` as a bool."""
+    field, _, bit = kind.fields[alias].partition(":")
+    value = record[_INDEX[field]]
+    return bool((value >> int(bit)) & 1) if bit else value
 
 
 class Event:
@@ -67,18 +54,17 @@ class Event:
     def __getattr__(self, attr):
         if attr in _INDEX:
             return self.record[_INDEX[attr]]
-        generic = self.kind.fields.get(attr)
-        if generic is None:
+        if attr not in self.kind.fields:
             raise AttributeError(f"{self.kind.name} has no field {attr!r}")
-        return self.record[_INDEX[generic]]
+        return _payload(self.kind, self.record, attr)
 
     def as_dict(self):
         """The event as plain data: kind name, generic fields and the named payload."""
         out = {"event": self.kind.name, "algorithm": self.kind.algorithm}
         out.update(zip(GENERIC_FIELDS, self.record))
         out["kind"] = self.kind.code
-        for alias, generic in self.kind.fields.items():
-            out[alias] = self.record[_INDEX[generic]]
+        for alias in self.kind.fields:
+            out[alias] = _payload(self.kind, self.record, alias)
         return out
 
     def caption(self, feature_names=None):
@@ -99,7 +85,7 @@ class Event:
 
     def __repr__(self):
         parts = [f"iteration={self.iteration}"]
-        parts += [f"{alias}={self.record[_INDEX[g]]!r}" for alias, g in self.kind.fields.items()]
+        parts += [f"{alias}={_payload(self.kind, self.record, alias)!r}" for alias in self.kind.fields]
         return f"{self.kind.name}({', '.join(parts)})"
 
 
@@ -126,20 +112,3 @@ def to_frame(records):
     names = {code: k.name for code, k in KINDS.items()}
     frame.insert(0, "event", frame["kind"].map(names).astype("category"))
     return frame
-
-
-register_kind(core.SEARCH_STARTED, "SearchStarted", "search", {"lower": "lower", "upper": "upper"},
-              "Search started: bounds [{lower:.6g}, {upper:.6g}]")
-register_kind(core.INCUMBENT, "IncumbentImproved", "search", {},
-              "Incumbent improved: bounds [{lower:.6g}, {upper:.6g}]")
-register_kind(core.BOUNDS, "BoundsUpdated", "search", {},
-              "Bounds [{lower:.6g}, {upper:.6g}] at iteration {iteration}")
-register_kind(core.TERMINATED, "Terminated", "search", {"optimal": "flags"},
-              "Terminated after {iteration} iterations: bounds [{lower:.6g}, {upper:.6g}]")
-register_kind(core.CART_SPLIT, "Split", "cart",
-              {"threshold": "value", "impurity_decrease": "f0", "n_samples": "i0", "left": "i1", "right": "i2",
-               "impurity": "f1"},
-              "CART split node {node} (depth {depth}, {n_samples} rows) on {feature_name} <= {threshold:.6g}, "
-              "impurity decrease {impurity_decrease:.6g}")
-register_kind(core.CART_LEAF, "Leaf", "cart", {"n_samples": "i0", "reason": "i1", "impurity": "f0"},
-              "CART leaf at node {node} (depth {depth}, {n_samples} rows, impurity {impurity:.6g})")

@@ -5,6 +5,7 @@ from sklearn.datasets import load_wine
 
 from odtlab import events as ev
 from odtlab.core import events as core
+from odtlab.core import cart as cart_kernels
 from odtlab.search import Search
 from odtlab.solvers.cart import CARTSolver
 
@@ -133,7 +134,7 @@ def test_trace_is_a_typed_frame_of_named_events(data):
 
 def test_event_decoding_names_the_payload():
     rec = np.zeros(1, dtype=core.EVENT_DTYPE)
-    rec["kind"] = core.CART_SPLIT
+    rec["kind"] = cart_kernels.CART_SPLIT
     rec["value"] = 2.5
     rec["i0"] = 40
     event = ev.decode(rec[0])
@@ -149,7 +150,7 @@ def test_event_decoding_names_the_payload():
 
 def test_event_codes_cannot_be_reused():
     with pytest.raises(ValueError, match="already"):
-        ev.register_kind(core.CART_SPLIT, "SomethingElse", "other")
+        core.event_kind(cart_kernels.CART_SPLIT, "SomethingElse", "other")
 
 
 def _every_algorithm():

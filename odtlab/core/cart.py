@@ -35,6 +35,22 @@ GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "squared_error": SQUARED_ERROR}
 FEATURE_THRESHOLD = 1e-7  # values closer than this count as equal (scikit-learn's constant)
 EPSILON = np.finfo(np.float64).eps
+
+# -- event kinds (CART block 32..63) ----------------------------------------------------------------------
+CART_SPLIT = 32
+CART_LEAF = 33
+emit_split = ev.event_kind(
+    CART_SPLIT, "Split", "cart",
+    {"node": "node", "parent": "parent", "depth": "depth", "feature": "feature", "threshold": "value",
+     "impurity_decrease": "f0", "n_samples": "i0", "left": "i1", "right": "i2", "impurity": "f1"},
+    "CART split node {node} (depth {depth}, {n_samples} rows) on {feature_name} <= {threshold:.6g}, "
+    "impurity decrease {impurity_decrease:.6g}",
+    "A node is split on the best cut (scikit-learn's BestSplitter); left and right count its children's rows.").emit
+emit_leaf = ev.event_kind(
+    CART_LEAF, "Leaf", "cart",
+    {"node": "node", "parent": "parent", "depth": "depth", "n_samples": "i0", "reason": "i1", "impurity": "f0"},
+    "CART leaf at node {node} (depth {depth}, {n_samples} rows, impurity {impurity:.6g})",
+    "A node is made a leaf; reason is the stopping rule that applied.").emit
 LN2 = np.log(2.0)
 
 # Leaf reasons (CART_LEAF's i1)
@@ -299,16 +315,15 @@ def make_kernel(level):
             push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
                           total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
             if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
-                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, acc[A_FRONTIER], 0.0,
-                            n, 0, 0, 0.0, 0.0)
+                k = ev.emit_search_started(events, k, 0, lower=0.0, upper=acc[A_FRONTIER], i0=n)
         done = 0
         while done < max_iterations:
             if counters[C_FRONTIER] == 0:
                 counters[C_DONE] = 1
                 acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
                 if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, training loss of the tree]
-                    k = ev.emit(events, k, counters[C_ITER], ev.TERMINATED, 0, 0, 0, -1, -1, 0.0, acc[A_LEAVES], 0.0,
-                                counters[C_NODES], counters[C_LEAVES], 0, 0.0, 0.0)
+                    k = ev.emit_terminated(events, k, counters[C_ITER], optimal=0, lower=0.0, upper=acc[A_LEAVES],
+                                           i0=counters[C_NODES], i1=counters[C_LEAVES])
                 return k, ev.STATUS_DONE
             if k + 2 > events.shape[0]:
                 return k, ev.STATUS_BUFFER
@@ -339,8 +354,8 @@ def make_kernel(level):
                 counters[C_LEAVES] += 1
                 acc[A_LEAVES] += rec[F_LOSS]
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, counters[C_ITER], ev.CART_LEAF, depth, 0, v, parent, -1, 0.0,
-                                0.0, 0.0, n_node, reason, 0, rec[F_IMP], 0.0)
+                    k = emit_leaf(events, k, counters[C_ITER], node=v, parent=parent, depth=depth, n_samples=n_node,
+                                  reason=reason, impurity=rec[F_IMP])
                 continue
             f = np.int64(rec[F_FEAT])
             thr = rec[F_THR]
@@ -364,8 +379,9 @@ def make_kernel(level):
             push_frontier(X, Y, w, order, start, pos, depth + 1, v, 1, frontier, counters, criterion, n_stats,
                           min_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
             if level >= ev.LEVEL_SUMMARY:
-                k = ev.emit(events, k, counters[C_ITER], ev.CART_SPLIT, depth, 0, v, parent, f, thr, 0.0, 0.0,
-                            n_node, pos - start, end - pos, rec[F_IMPROVE], rec[F_IMP])
+                k = emit_split(events, k, counters[C_ITER], node=v, parent=parent, depth=depth, feature=f, threshold=thr,
+                               impurity_decrease=rec[F_IMPROVE], n_samples=n_node, left=pos - start, right=end - pos,
+                               impurity=rec[F_IMP])
         return k, ev.STATUS_BUDGET
 
     return cart_kernel

@@ -80,8 +80,8 @@ import numpy as np
 
 from odtlab.core import cart
 from odtlab.core._jit import njit
-from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, SEARCH_STARTED, STATUS_BUDGET, STATUS_BUFFER,
-                                STATUS_DONE, STATUS_GROW, TERMINATED, emit)
+from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW,
+                                emit, emit_search_started, emit_terminated)
 
 GEN_CART, GEN_TOPB, GEN_EXHAUSTIVE = 0, 1, 2
 GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
@@ -1110,8 +1110,7 @@ def make_kernel(level):
                 if counters[C_STARTED] == 0:
                     counters[C_STARTED] = 1
                     if level >= LEVEL_SUMMARY:
-                        k = emit(events, k, 0, SEARCH_STARTED, 0, 0, 0, -1, -1, 0.0, np.inf, 0.0, N, p, D, alpha,
-                                 0.0)
+                        k = emit_search_started(events, k, 0, lower=0.0, upper=np.inf, i0=N, i1=p, i2=D, f0=alpha)
                 if depth < D:
                     rows = LISTS[depth, rl]
                     if side == 1:  # the left child comes first: lay out both children's lists and histograms
@@ -1319,8 +1318,8 @@ def make_kernel(level):
                         value = (PF[h, E_] + alpha * PF[h, S_]) / W0
                         k = emit(events, k, it, EV_POLICY, 0, 0, 0, -1, -1, value, value, 0.0, h, SI[0, S_HLEN],
                                  counters[C_STATES], PF[h, E_] / W0, PF[h, S_] / W0)
-                        k = emit(events, k, it, TERMINATED, 0, 0, 0, -1, -1, value, value, 0.0, counters[C_STATES],
-                                 counters[C_OPS], counters[C_BACKUPS], 0.0, 0.0)
+                        k = emit_terminated(events, k, it, optimal=0, lower=0.0, upper=value, value=value,
+                                            i0=counters[C_STATES], i1=counters[C_OPS], i2=counters[C_BACKUPS])
                     return k, STATUS_DONE
                 STACK[counters[C_TOP] - 1, FR_PHASE] += 1
         return k, STATUS_BUDGET

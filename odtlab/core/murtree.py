@@ -1251,9 +1251,9 @@ def make_kernel(level, regression=False):
             reg[RG_N] = qn
             reg[RG_CIDX] = -2
             if level >= ev.LEVEL_SUMMARY:
-                k = ev.emit(events, k, 0, ev.SEARCH_STARTED, D, 0, 0, -1, -1, 0.0,
-                            ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
-                            n_rows, NN, counters[C_ROOT_W], 0.0, 0.0)
+                k = ev.emit_search_started(events, k, 0, depth=D, lower=ccost[CC_LOWER] / aq,
+                                           upper=ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq,
+                                           i0=n_rows, i1=NN, i2=counters[C_ROOT_W])
         done = 0
         while done < max_iterations:
             if counters[C_DONE] == 1:
@@ -1800,16 +1800,19 @@ def make_kernel(level, regression=False):
                 counters[C_INCUMBENTS] += 1
             if level >= ev.LEVEL_SUMMARY:
                 if improved or ccost[CC_LOWER] != lower_before:
-                    kind = ev.INCUMBENT if improved else ev.BOUNDS
-                    k = ev.emit(events, k, it, kind, 0, 0, 0, -1, -1, float(counters[C_G_NODES]),
-                                ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
-                                int(ccost[CC_G_MISS]) if ccost[CC_STEP] > 0 else 0,  # a squared error may
-                                counters[C_G_NODES], 0, 0.0, 0.0)  # exceed int64 (targets near 1e15)
+                    upper = ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq
+                    misses = int(ccost[CC_G_MISS]) if ccost[CC_STEP] > 0 else 0  # a squared error may exceed
+                    if improved:                                                 # int64 (targets near 1e15)
+                        k = ev.emit_incumbent(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
+                                              value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
+                    else:
+                        k = ev.emit_bounds(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
+                                           value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
             if counters[C_DONE] == 1:
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, it, ev.TERMINATED, 0, 1, 0, -1, -1, 0.0,
-                                ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq, ccost[CC_LOWER] / aq,
-                                counters[C_CALLS], counters[C_D2], counters[C_NDS], 0.0, 0.0)
+                    k = ev.emit_terminated(events, k, it, optimal=1, lower=ccost[CC_LOWER] / aq,
+                                           upper=ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq,
+                                           i0=counters[C_CALLS], i1=counters[C_D2], i2=counters[C_NDS])
                 return k, ev.STATUS_DONE
         if counters[C_DONE] == 1:
             return k, ev.STATUS_DONE

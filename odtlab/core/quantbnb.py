@@ -1247,8 +1247,8 @@ def _finish(ist, fst, events, k, summary, rounds):
     ist[I_DONE] = 1
     fst[F_LB] = fst[F_U]
     if summary:
-        k = ev.emit(events, k, ist[I_STEPS], ev.TERMINATED, 0, 1, -1, -1, -1, 0.0, fst[F_U], fst[F_U], rounds,
-                    ist[I_PASSES], ist[I_NINC], 0.0, 0.0)
+        k = ev.emit_terminated(events, k, ist[I_STEPS], optimal=1, lower=fst[F_U], upper=fst[F_U], node=-1,
+                               i0=rounds, i1=ist[I_PASSES], i2=ist[I_NINC])
     return k
 
 
@@ -1284,8 +1284,7 @@ def make_kernel2(level):
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0,
-                                m, p, s, 0.0, 0.0)
+                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=m, i1=p, i2=s)
             it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
             if head == ist[I_ROUND_END]:
                 lb, trip = _round_start2(T, head, tail, U)
@@ -1497,8 +1496,8 @@ def make_kernel3(level):
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, 0, ev.SEARCH_STARTED, 0, 0, -1, -1, -1, 0.0, U, 0.0, rank.shape[1], p, s,
-                                0.0, 0.0)
+                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=rank.shape[1], i1=p,
+                                               i2=s)
                 lb, ub, st, ps, mm = _side(order, rank, y, Y, 0, 0, u[0], U, 0.0, tol, margin, cls, s, lbkind, spr,
                                            sim, V, loc, E, trL[0], False)
                 _count_inner(ist, st, ps)

@@ -16,7 +16,7 @@ from odtlab.widgets.svg import MUTED, PALETTE, fmt, legend, panel, svg_open, tex
 from odtlab.widgets.trees import tree_frame
 from odtlab.widgets.views import View
 
-DECIDED = (core.CART_SPLIT, core.CART_LEAF)
+DECIDED = (kernels.CART_SPLIT, kernels.CART_LEAF)
 LEAF_REASONS = {
     kernels.LEAF_DEPTH: "max_depth reached",
     kernels.LEAF_SAMPLES: "too few rows to split (min_samples_split / min_samples_leaf)",
@@ -173,7 +173,7 @@ class CARTPanel(View):
         names = s.feature_names or [f"x{j}" for j in range(s.X.shape[1])]
         lines = [f"Node {v} at depth {int(event.depth)}: {fmt(event.n_samples)} rows"]
         rows = [("node", v)]
-        if event.kind.code == core.CART_SPLIT:
+        if event.kind.code == kernels.CART_SPLIT:
             lines[0] += f", {crit} {fmt(event.impurity, 4)}"
             lines.append(f"split on {names[int(event.feature)]} ≤ {fmt(event.threshold, 6)}")
             lines.append(f"weighted impurity decrease {fmt(event.impurity_decrease, 4)}; "
