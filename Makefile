@@ -12,7 +12,7 @@ JUPYTER_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root) \
 	$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
 .DEFAULT_GOAL := help
-.PHONY: help lab tour warmup test test-unit test-coverage test-notebooks notebooks student bench clean
+.PHONY: help lab tour warmup test test-unit test-coverage test-notebooks notebooks student book bench clean
 
 help:
 	@echo "make lab      install odtlab with JupyterLab and the peer solvers in $(VENV), fetch the chapters' data,"
@@ -22,6 +22,7 @@ help:
 	@echo "make test     install the test extras (Chromium needs root and apt, the browser test's JS files npm),"
 	@echo "              run every test and every chapter"
 	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
+	@echo "make book     the book: the executed chapters as a static web site in build/book (open build/book/index.html)"
 	@echo "make bench    run each benchmark in its --quick form"
 	@echo "make clean    remove $(VENV) and the compiled kernels"
 	@echo "After make, run odtlab as $(VENV)/bin/odtlab (or first: source $(VENV)/bin/activate)."
@@ -87,6 +88,14 @@ notebooks: $(VENV)/.installed-test
 # The student build: each executed chapter without its cells tagged "solution" and without outputs.
 student: $(VENV)/.installed-test
 	$(PY) notebooks/build.py --student build/student
+
+# The book from the stored outputs (no chapter runs): nbconvert and latex2mathml (the book extra).
+$(VENV)/.installed-book: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[book]"
+	touch $@ $(VENV)/.installed-base
+
+book: $(VENV)/.installed-book
+	$(PY) -m odtlab.book --notebooks notebooks --docs docs --out build/book
 
 bench: $(VENV)/.installed-test
 	for b in benchmarks/bench_*.py; do $(PY) $$b --quick || exit 1; done

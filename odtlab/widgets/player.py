@@ -11,6 +11,9 @@ Back just shows an earlier frame.
 :meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so
 an exported notebook or :meth:`SearchPlayer.to_html` page still steps through with no kernel.
 """
+import base64
+import gzip
+import json
 import time
 
 import ipywidgets as W
@@ -23,6 +26,8 @@ from odtlab.widgets.svg import FONT, HIGHLIGHT, INK, MUTED, escape
 from odtlab.widgets.views import BoundPlot, EventLog, SearchGraphView, TreeView, default_views
 
 _WIDE = (TreeView, SearchGraphView)
+REPLAY_MIME = "application/vnd.odtlab.replay+json"
+REPLAY_MAX_EVENTS = 2_000
 
 
 def _basis(view):
@@ -268,6 +273,50 @@ class SearchPlayer(W.VBox):
         self._shown = k
         self.last_frame_ms = 1000 * (time.perf_counter() - t0)
 
+    # -- replay export: the recorded frames, replayed by a page with no kernel ------------------------
+    def replay(self, max_events=REPLAY_MAX_EVENTS):
+        """The recorded search as a compact replay for a page with no kernel (``odtlab/widgets/static/
+        replay.js`` plays it): every frame ``0..n`` of the first ``n <= max_events`` events, drawn as the
+        player draws it (with the kinds shown now), each distinct caption or pane HTML stored once and
+        frames pointing at them, the kind of each event for the page's filter, all gzip-compressed.
+
+        Returns a JSON-ready dict ``{"version", "encoding": "gzip+base64", "data"}``; see :func:`decode_replay`.
+        """
+        if not max_events >= 1:
+            raise ValueError(f"max_events must be at least 1, got {max_events!r}")
+        rec = self.recording
+        if rec.n < max_events:
+            rec.extend(min_events=max_events - rec.n)
+            self._recorded()
+        n = min(rec.n, int(max_events))
+        strings, index = [], {}
+        columns = [[] for _ in range(1 + len(self.views))]
+        for k in range(n + 1):
+            caption, views = self.render_frame(k)
+            for column, html in zip(columns, [caption] + views):
+                i = index.get(html)
+                if i is None:
+                    i = index[html] = len(strings)
+                    strings.append(html)
+                column.append(i)
+        payload = {"strings": _delta_encode(strings, columns), "frames": columns,
+                   "kinds": rec.records["kind"][:n].tolist(),
+                   "options": [[label, int(code)] for label, code in self.kinds.options],
+                   "selected": [int(c) for c in self.kinds.value],
+                   "basis": [_basis(v) for v in self.views], "views": [type(v).__name__ for v in self.views],
+                   "tree": next((j for j, v in enumerate(self.views) if isinstance(v, TreeView)), -1), "interval": int(self.play.interval),
+                   "title": f"{self.search.solver.name} search", "events": n, "recorded": rec.n, "done": rec.done}
+        raw = json.dumps(payload, separators=(",", ":")).encode()
+        return {"version": 1, "encoding": "gzip+base64",
+                "data": base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")}
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget for JupyterLab (which ranks the widget view first) plus the recorded replay
+        (:data:`REPLAY_MIME`) that the book turns into a player with no kernel."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle[REPLAY_MIME] = self.replay()
+        return bundle
+
     # -- static export ----------------------------------------------------------------------------
     def static(self, max_frames=200, record_all=True):
         """A kernel-free copy: up to ``max_frames`` precomputed frames in a ``Stack`` whose
@@ -312,6 +361,57 @@ class StaticPlayer(W.VBox):
                       W.jslink((self.slider, "value"), (self.stack, "selected_index"))]
         super().__init__([W.HBox([self.play, self.slider]), self.stack])
         self.add_class("odtlab-static-player")
+
+
+def _delta_encode(strings, columns):
+    """Each distinct string as itself, or as ``[base, head, tail, middle]``: the ``head`` first and ``tail``
+    last characters of the earlier string ``base`` (the previous distinct string of the same column) around
+    ``middle`` (consecutive frames redraw mostly the same SVG)."""
+    base = {}
+    for column in columns:
+        previous = None
+        for i in column:
+            if i != previous and i not in base:
+                base[i] = previous
+            previous = i
+    out = []
+    for i, s in enumerate(strings):
+        b = base.get(i)
+        if b is None:
+            out.append(s)
+            continue
+        t = strings[b]
+        head = _common_prefix(s, t)
+        tail = _common_prefix(s[head:][::-1], t[head:][::-1])
+        middle = s[head:len(s) - tail]
+        out.append([b, head, tail, middle] if len(middle) + 24 < len(s) else s)
+    return out
+
+
+def _common_prefix(a, b):
+    """The length of the longest common prefix of ``a`` and ``b`` (binary search on slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def decode_replay(bundle):
+    """The payload of :meth:`SearchPlayer.replay` with its strings restored (what ``replay.js`` does)."""
+    payload = json.loads(gzip.decompress(base64.b64decode(bundle["data"])))
+    strings = []
+    for s in payload["strings"]:
+        if isinstance(s, list):
+            b, head, tail, middle = s
+            t = strings[b]
+            s = t[:head] + middle + t[len(t) - tail:]
+        strings.append(s)
+    payload["strings"] = strings
+    return payload
 
 
 def explore(obj, X=None, y=None, **player_options):
