@@ -19,8 +19,8 @@ help:
 	@echo "              compile the kernels in the background, open JupyterLab on the first chapter"
 	@echo "make tour     the same set-up, then run every chapter headless, one line per chapter"
 	@echo "make warmup   compile every kernel now (once per machine; numba caches it on disk)"
-	@echo "make test     install the test extras (Chromium needs root and apt, the browser test's JS files npm),"
-	@echo "              run every test and every chapter"
+	@echo "make test     install the test extras (Chromium needs root and apt), run every test (the book's too)"
+	@echo "              and every chapter"
 	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
 	@echo "make book     the book: the executed chapters as a static web site in build/book (open build/book/index.html)"
 	@echo "make bench    run each benchmark in its --quick form"
@@ -35,8 +35,8 @@ $(VENV)/.installed-base: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-# tools/install_browser.sh: Debian's Chromium and two JS files for the browser tests (it says loudly
-# what it cannot install; tests/test_browser.py then fails in CI rather than skipping).
+# tools/install_browser.sh: Debian's Chromium and Playwright for the browser tests (it says loudly what it
+# cannot install; tests/test_browser.py and tests/test_book.py then fail in CI rather than skipping).
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[test,peers]"
 	-bash tools/install_browser.sh $(PY)

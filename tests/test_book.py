@@ -70,6 +70,24 @@ def test_replay_keeps_the_first_events_of_a_long_search_and_says_so():
     assert "Event 3 of" in payload["strings"][payload["frames"][0][3]]
     with pytest.raises(ValueError, match="max_events must be at least 1"):
         player.replay(max_events=0)
+    with pytest.raises(ValueError, match="max_chars must be at least 1"):
+        player.replay(max_chars=0)
+
+
+def test_replay_over_its_budget_redraws_costly_views_less_often():
+    player = _iris_player()
+    whole = decode_replay(player.replay())
+    small = decode_replay(player.replay(max_chars=4_000))
+    n = small["events"]
+    captions = [[r["strings"][i] for i in r["frames"][0]] for r in (small, whole)]
+    assert captions[0] == captions[1]  # the caption follows every event
+    assert min(small["redrawn"]) < max(whole["redrawn"]) and small["redrawn"][0] < n
+    for j in range(1, len(small["frames"])):
+        col = small["frames"][j]
+        drawn = [whole["strings"][whole["frames"][j][k]] for k in range(n + 1)]
+        assert small["strings"][col[n]] == drawn[n]  # the last frame is whole
+        for k in range(n + 1):  # every frame shows a drawing of this view at an event at or before k
+            assert small["strings"][col[k]] in drawn[:k + 1]
 
 
 def test_latex_becomes_mathml_and_code_stays_as_written():

@@ -45,7 +45,8 @@ def parse(text):
 def plain(value):
     """BibTeX text as plain text: accents and braces dropped, ``--`` as an en dash."""
     value = re.sub(r"\\(['`^\"~=.])\{?(\w)\}?", lambda m: m.group(2) + ACCENTS[m.group(1)], value)
-    value = value.replace("\\&", "&").replace("---", "—").replace("--", "–").replace("``", "“").replace("''", "”")
+    for tex, char in (("\\&", "&"), ("---", "—"), ("--", "–"), ("``", "“"), ("''", "”")):
+        value = value.replace(tex, char)
     value = re.sub(r"\\\w+\s*", "", value)
     value = re.sub(r"\s+", " ", value.replace("{", "").replace("}", "")).strip()
     return unicodedata.normalize("NFC", value)
@@ -67,11 +68,12 @@ def render(entries):
     items = []
     for e in entries:
         where = next((plain(e[f]) for f in ("journal", "booktitle", "publisher", "howpublished") if f in e), "")
-        text = ". ".join(x for x in (plain(e.get("author", "")), f"<em>{html.escape(plain(e.get('title', '')))}</em>",
-                                     html.escape(where), plain(e.get("year", ""))) if x)
+        author, title, year = (html.escape(plain(e.get(f, ""))) for f in ("author", "title", "year"))
+        parts = (author.replace(" and ", "; "), f"<em>{title}</em>", html.escape(where), year)
+        text = ". ".join(x.rstrip(".") for x in parts if x)
         link = " ".join(f'<a href="{html.escape(url)}">{html.escape(label)}</a>' for url, label in links(e))
         note = f'<br><span class="odtlab-note">{html.escape(plain(e["note"]))}</span>' if "note" in e else ""
         items.append(f'<li id="{html.escape(e["key"])}"><code>{html.escape(e["key"])}</code> {text}. {link}{note}</li>')
     return ('<h1 id="References">References</h1>\n<p>The papers the kit implements, the peer solvers and the '
-            "data sources, from <code>docs/references.bib</code>; the chapters cite them by key.</p>\n<ul class="
-            f'"odtlab-references">\n' + "\n".join(items) + "\n</ul>")
+            "data sources, from <code>docs/references.bib</code>; the chapters cite them by key.</p>\n"
+            '<ul class="odtlab-references">\n' + "\n".join(items) + "\n</ul>")

@@ -1,6 +1,5 @@
 """Build the book: ``python -m odtlab.book [--notebooks notebooks] [--docs docs] [--out build/book]``."""
 import argparse
-import html
 import json
 import re
 import shutil
@@ -16,10 +15,9 @@ from nbconvert.preprocessors import Preprocessor, TagRemovePreprocessor
 from pygments.formatters import HtmlFormatter
 
 from odtlab.book import bib, graph, math, search
-from odtlab.widgets.player import REPLAY_MIME
+from odtlab.widgets.player import PLAYER_FILES, REPLAY_MIME, replay_html
 
 HERE = Path(__file__).resolve().parent
-PLAYER_FILES = HERE.parent / "widgets" / "static"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 EXERCISE_NOTE = ("<strong>Exercise.</strong> Write your answer in the cell below and run the "
                  "<code>check(...)</code> cell after it: the checker needs a Python kernel, so open the chapter "
@@ -52,9 +50,7 @@ class ReplayPreprocessor(Preprocessor):
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if REPLAY_MIME in data:
-                payload = json.dumps(data[REPLAY_MIME], separators=(",", ":")).replace("</", "<\\/")
-                out["data"] = {"text/html": f'<div class="odtlab-replay"><script type="{REPLAY_MIME}">{payload}'
-                                            '</script><p>Loading the player…</p></div>'}
+                out["data"] = {"text/html": replay_html(data[REPLAY_MIME], "<p>Loading the player…</p>")}
                 resources["players"] = resources.get("players", 0) + 1
             elif WIDGET_MIME in data:
                 out["data"] = {"text/html": WIDGET_NOTE}

@@ -9,8 +9,10 @@ import re
 
 from latex2mathml.converter import convert
 
-FORMULA = re.compile(r"(?P<code>`+).+?(?P=code)|\$\$(?P<display>.+?)\$\$|(?<![\\$\w])\$(?P<inline>(?:[^$\n]|\n(?!\s*\n))+?)\$(?![\w$])",
-                     re.S)
+# a code span (kept), $$display$$, or $inline$ (within a paragraph: no blank line; not after a word or \$)
+FORMULA = re.compile(r"(?P<code>`+).+?(?P=code)"
+                     r"|\$\$(?P<display>.+?)\$\$"
+                     r"|(?<![\\$\w])\$(?P<inline>(?:[^$\n]|\n(?!\s*\n))+?)\$(?![\w$])", re.S)
 PLACEHOLDER = re.compile(r"odtlabmath(\d+)x")
 
 

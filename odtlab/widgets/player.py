@@ -8,13 +8,18 @@ and nothing flickers. Events come from ``search.steps()`` lazily: the player rec
 and extends the recording when the slider nears its end. Frame ``k`` is the fold of ``events[:k]``, so
 Back just shows an earlier frame.
 
-:meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so
-an exported notebook or :meth:`SearchPlayer.to_html` page still steps through with no kernel.
+:meth:`SearchPlayer.replay` records every frame (each distinct drawing once, compressed) for a page with no
+kernel: the player's display carries it as :data:`REPLAY_MIME` beside the live widget, the book
+(:mod:`odtlab.book`) and :meth:`SearchPlayer.to_html` replay it with ``static/replay.js``.
+:meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so a
+notebook saved with its widget state still steps through with no kernel.
 """
 import base64
 import gzip
 import json
 import time
+from html import escape as html_escape
+from pathlib import Path
 
 import ipywidgets as W
 import numpy as np
@@ -27,7 +32,9 @@ from odtlab.widgets.views import BoundPlot, EventLog, SearchGraphView, TreeView,
 
 _WIDE = (TreeView, SearchGraphView)
 REPLAY_MIME = "application/vnd.odtlab.replay+json"
+PLAYER_FILES = Path(__file__).resolve().parent / "static"  # replay.js and replay.css
 REPLAY_MAX_EVENTS = 2_000
+REPLAY_MAX_CHARS = 1_500_000
 
 
 def _basis(view):
@@ -274,16 +281,25 @@ class SearchPlayer(W.VBox):
         self.last_frame_ms = 1000 * (time.perf_counter() - t0)
 
     # -- replay export: the recorded frames, replayed by a page with no kernel ------------------------
-    def replay(self, max_events=REPLAY_MAX_EVENTS):
+    def replay(self, max_events=REPLAY_MAX_EVENTS, max_chars=REPLAY_MAX_CHARS):
         """The recorded search as a compact replay for a page with no kernel (``odtlab/widgets/static/
-        replay.js`` plays it): every frame ``0..n`` of the first ``n <= max_events`` events, drawn as the
-        player draws it (with the kinds shown now), each distinct caption or pane HTML stored once and
-        frames pointing at them, the kind of each event for the page's filter, all gzip-compressed.
+        replay.js`` plays it): frames ``0..n`` of the first ``n <= max_events`` events, drawn as the player
+        draws them (with the kinds shown now), the kind of each event for the page's filter, gzip-compressed.
+
+        Each distinct caption or pane HTML is stored once, as an edit of the same pane's previous one (see
+        :func:`_delta`); frames point at them. ``max_chars`` caps what each view may add: a view that would
+        pass its share of the cap so far (``max_chars * k / n`` at frame ``k``) keeps its last drawing for
+        that frame (the last frame is always drawn whole). So a long search's costly views (the bound plot
+        redraws every point as its axis grows) are redrawn every few events while the caption and the cheap
+        views follow every event; the payload says how many drawings each view kept (``redrawn``) and at
+        how many frames it held an older one (``held``), and the page says so.
 
         Returns a JSON-ready dict ``{"version", "encoding": "gzip+base64", "data"}``; see :func:`decode_replay`.
         """
         if not max_events >= 1:
             raise ValueError(f"max_events must be at least 1, got {max_events!r}")
+        if not max_chars >= 1:
+            raise ValueError(f"max_chars must be at least 1, got {max_chars!r}")
         rec = self.recording
         if rec.n < max_events:
             rec.extend(min_events=max_events - rec.n)
@@ -291,21 +307,33 @@ class SearchPlayer(W.VBox):
         n = min(rec.n, int(max_events))
         strings, index = [], {}
         columns = [[] for _ in range(1 + len(self.views))]
+        spent = [0] * len(columns)
+        redrawn, held = [0] * len(columns), [0] * len(columns)
+        shown = [None] * len(columns)  # each column's current HTML (decoded)
         for k in range(n + 1):
-            caption, views = self.render_frame(k)
-            for column, html in zip(columns, [caption] + views):
+            frame = rec.frame(k, self._kinds, self.adapter)
+            for j, column in enumerate(columns):
+                if 0 < k < n and j and spent[j] > max_chars * k / n:
+                    column.append(column[-1])  # over its share: this view keeps its last drawing
+                    held[j] += 1
+                    continue
+                html = self.caption_html(frame) if j == 0 else self.views[j - 1].render(frame)
                 i = index.get(html)
                 if i is None:
                     i = index[html] = len(strings)
-                    strings.append(html)
+                    stored = html if shown[j] is None else _delta(html, shown[j], column[-1])
+                    strings.append(stored)
+                    spent[j] += len(stored[3]) if isinstance(stored, list) else len(html)
+                if not column or i != column[-1]:
+                    redrawn[j] += 1
+                    shown[j] = html
                 column.append(i)
-        payload = {"strings": _delta_encode(strings, columns), "frames": columns,
-                   "kinds": rec.records["kind"][:n].tolist(),
+        payload = {"strings": strings, "frames": columns, "kinds": rec.records["kind"][:n].tolist(),
                    "options": [[label, int(code)] for label, code in self.kinds.options],
-                   "selected": [int(c) for c in self.kinds.value],
-                   "basis": [_basis(v) for v in self.views], "views": [type(v).__name__ for v in self.views],
-                   "tree": next((j for j, v in enumerate(self.views) if isinstance(v, TreeView)), -1), "interval": int(self.play.interval),
-                   "title": f"{self.search.solver.name} search", "events": n, "recorded": rec.n, "done": rec.done}
+                   "selected": [int(c) for c in self.kinds.value], "basis": [_basis(v) for v in self.views],
+                   "views": [type(v).__name__ for v in self.views], "redrawn": redrawn[1:], "held": held[1:],
+                   "tree": next((j for j, v in enumerate(self.views) if isinstance(v, TreeView)), -1),
+                   "interval": int(self.play.interval), "events": n, "recorded": rec.n, "done": rec.done}
         raw = json.dumps(payload, separators=(",", ":")).encode()
         return {"version": 1, "encoding": "gzip+base64",
                 "data": base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")}
@@ -336,13 +364,15 @@ class SearchPlayer(W.VBox):
             stops = stops[pick]
         return StaticPlayer([self.frame_html(int(k)) for k in stops], stops, interval=self.play.interval)
 
-    def to_html(self, path, max_frames=200, title=None):
-        """Write a standalone HTML page with the static player (see :meth:`static`); returns ``path``."""
-        from ipywidgets.embed import dependency_state, embed_minimal_html
-
-        widget = self.static(max_frames)
-        embed_minimal_html(str(path), views=[widget], state=dependency_state([widget]),
-                           title=title or f"odtlab: {self.search.solver.name} search")
+    def to_html(self, path, title=None, max_events=REPLAY_MAX_EVENTS):
+        """Write a standalone HTML page that replays the search (see :meth:`replay`) with no kernel and no
+        network: the replay, ``replay.js`` and ``replay.css`` are all inside the one file. Returns ``path``."""
+        title = html_escape(title or f"odtlab: {self.search.solver.name} search")
+        Path(path).write_text(
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>\n'
+            f'<style>{(PLAYER_FILES / "replay.css").read_text()}</style></head>\n<body><h1 style="font-family:'
+            f'{FONT};font-size:20px">{title}</h1>\n{replay_html(self.replay(max_events=max_events))}\n'
+            f'<script>{(PLAYER_FILES / "replay.js").read_text()}</script>\n</body></html>\n')
         return path
 
 
@@ -363,29 +393,14 @@ class StaticPlayer(W.VBox):
         self.add_class("odtlab-static-player")
 
 
-def _delta_encode(strings, columns):
-    """Each distinct string as itself, or as ``[base, head, tail, middle]``: the ``head`` first and ``tail``
-    last characters of the earlier string ``base`` (the previous distinct string of the same column) around
-    ``middle`` (consecutive frames redraw mostly the same SVG)."""
-    base = {}
-    for column in columns:
-        previous = None
-        for i in column:
-            if i != previous and i not in base:
-                base[i] = previous
-            previous = i
-    out = []
-    for i, s in enumerate(strings):
-        b = base.get(i)
-        if b is None:
-            out.append(s)
-            continue
-        t = strings[b]
-        head = _common_prefix(s, t)
-        tail = _common_prefix(s[head:][::-1], t[head:][::-1])
-        middle = s[head:len(s) - tail]
-        out.append([b, head, tail, middle] if len(middle) + 24 < len(s) else s)
-    return out
+def _delta(s, t, base):
+    """``s`` as itself or, when shorter, as ``[base, head, tail, middle]``: the ``head`` first and ``tail``
+    last characters of the earlier string ``t`` (stored at index ``base``) around ``middle`` (consecutive
+    frames redraw mostly the same SVG)."""
+    head = _common_prefix(s, t)
+    tail = _common_prefix(s[head:][::-1], t[head:][::-1])
+    middle = s[head:len(s) - tail]
+    return [base, head, tail, middle] if len(middle) + 24 < len(s) else s
 
 
 def _common_prefix(a, b):
@@ -398,6 +413,13 @@ def _common_prefix(a, b):
         else:
             hi = mid - 1
     return lo
+
+
+def replay_html(bundle, placeholder=""):
+    """The element that ``replay.js`` turns into a player: the replay bundle in a ``<script>`` of type
+    :data:`REPLAY_MIME` inside a ``div.odtlab-replay`` (``placeholder``: HTML shown until the script runs)."""
+    payload = json.dumps(bundle, separators=(",", ":")).replace("</", "<\\/")
+    return f'<div class="odtlab-replay"><script type="{REPLAY_MIME}">{payload}</script>{placeholder}</div>'
 
 
 def decode_replay(bundle):

@@ -56,8 +56,9 @@
     }
     results.forEach(function (s) {
       var li = document.createElement("li");
-      li.innerHTML = '<a href="' + s.page + (s.id ? "#" + encodeURIComponent(s.id) : "") + '">' + escapeHtml(s.section) +
-        '</a><div class="where">' + escapeHtml(s.title) + '</div><div class="snippet">' + snippet(s.text, word) + "</div>";
+      var href = s.page + (s.id ? "#" + encodeURIComponent(s.id) : "");
+      li.innerHTML = '<a href="' + href + '">' + escapeHtml(s.section) + '</a><div class="where">' +
+        escapeHtml(s.title) + '</div><div class="snippet">' + snippet(s.text, word) + "</div>";
       list.appendChild(li);
     });
     list.hidden = false;

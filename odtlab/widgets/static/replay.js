@@ -6,7 +6,9 @@
  * [base, head, tail, middle], the head and tail of an earlier string around a new middle), "frames" (one
  * column per pane, caption first: the string index of each frame 0..n), "kinds" (the kind code of each
  * event), "options" / "selected" (the kind filter), "basis" (each pane's flex basis), "views" (their
- * class names), "tree" (the tree view's pane, or -1), "interval" (ms), "events" / "recorded" / "done".
+ * class names), "redrawn" / "held" (how many drawings each view kept, and at how many frames it showed an
+ * older one to keep the page small), "tree" (the tree view's pane, or -1),
+ * "interval" (ms), "events" / "recorded" / "done".
  * Frame k shows the first k events; the slider visits frame 0 and the frames whose last event is of a
  * selected kind. Only the panes whose string changes are redrawn.
  */
@@ -67,7 +69,7 @@
     this.backButton.title = "previous event";
     this.stepButton = el("button", "odtlab-replay-step", "Step \u25B6");
     this.stepButton.title = "next event";
-    this.endButton = el("button", "odtlab-replay-end", "End \u23ED");
+    this.endButton = el("button", "odtlab-replay-end", "End \u25B6\u275A");
     this.endButton.title = "the last event";
     var speedLabel = el("label", "odtlab-replay-speed", "ms/step ");
     this.speed = el("input");
@@ -105,7 +107,16 @@
     root.appendChild(top);
     if (p.events < p.recorded || !p.done) {
       root.appendChild(el("div", "odtlab-replay-note",
-        "This page replays the first " + p.events + " events of the search; run the chapter in JupyterLab for the rest."));
+        "This page replays the first " + p.events + " events of the search; " +
+        "run the chapter in JupyterLab for the rest."));
+    }
+    var sparse = (p.held || []).map(function (h, j) {
+      return h > 0 ? p.views[j] + " (" + p.redrawn[j] + " drawings for " + p.frames[j + 1].length + " frames)" : null;
+    }).filter(Boolean);
+    if (sparse.length) {
+      root.appendChild(el("div", "odtlab-replay-note",
+        "To keep the page small, some views are redrawn every few events " +
+        "rather than at each one: " + sparse.join(", ") + "; the caption follows every event."));
     }
     this.panes = [el("div", "odtlab-replay-caption")];
     root.appendChild(this.panes[0]);
@@ -160,7 +171,7 @@
   Player.prototype.play = function () {
     var self = this;
     if (this.i >= this.stops.length - 1) this.go(0);
-    this.playButton.textContent = "\u23F8 Pause";
+    this.playButton.textContent = "\u275A\u275A Pause";
     this.timer = setInterval(function () { self.go(self.i + 1); }, Math.max(20, +this.speed.value || this.p.interval));
   };
 
