@@ -14,7 +14,9 @@ DPDT on benchmark sets with up to 10,000 events recorded (the searches that fini
 ``--events`` events recorded by :meth:`SearchPlayer.replay`, opened in headless Chromium (Debian's
 ``chromium``, driven by Playwright) and stepped by ``replay.js``; a frame is one ``go(i)`` (the panes whose
 HTML changes are replaced) plus the layout it forces. Reported: the replay's size and encoding time, and
-median, 95th percentile and maximum frame times for Step, Back and random slider jumps.
+median, 95th percentile and maximum frame times for Step, Back and random slider jumps: wall-clock in the
+page, and the renderer main thread's CPU time per move (DevTools' ThreadTime, which includes the small cost
+of the DevTools call; on a loaded machine the fairer measure).
 
 Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_widgets.py [--events 10000] [--quick] [--browser]``
 """
@@ -177,15 +179,32 @@ def browser_replay(events, frames, seed=0):
                      "Step near the end": list(range(max(stops - frames, 0), stops + 1)),
                      "Back near the end": list(range(stops, max(stops - frames, 0) - 1, -1)),
                      "random slider jumps": rng.integers(0, stops + 1, size=frames).tolist()}
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+
+            def thread_ms():
+                return 1000 * next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]
+                                   if m["name"] == "ThreadTime")
+
             worst = 0.0
             for label, positions in moves.items():
                 page.evaluate("i => document.querySelector('.odtlab-replay').odtlabReplay.go(i)", positions[0] - 1
                               if positions[0] > 0 else 1)
-                times = sorted(page.evaluate(BROWSER_TIMING, positions))
-                p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
-                worst = max(worst, p95)
-                print(f"  {label:22s} median {statistics.median(times):6.2f} p95 {p95:6.2f} max {times[-1]:7.2f} ms "
-                      f"[{'ok' if p95 < TARGET_MS else 'SLOW'}]")
+                wall = sorted(page.evaluate(BROWSER_TIMING, positions))
+                page.evaluate("i => document.querySelector('.odtlab-replay').odtlabReplay.go(i)", positions[0] - 1
+                              if positions[0] > 0 else 1)
+                cpu = []
+                for i in positions:  # the renderer's main-thread CPU time per move (less of the machine's load)
+                    t0 = thread_ms()
+                    page.evaluate(BROWSER_TIMING, [i])
+                    cpu.append(thread_ms() - t0)
+                cpu.sort()
+                p95 = [t[min(len(t) - 1, int(0.95 * len(t)))] for t in (wall, cpu)]
+                worst = max(worst, p95[1])
+                print(f"  {label:22s} wall: median {statistics.median(wall):6.2f} p95 {p95[0]:6.2f} "
+                      f"max {wall[-1]:7.2f} ms | renderer CPU: median {statistics.median(cpu):6.2f} "
+                      f"p95 {p95[1]:6.2f} max {cpu[-1]:7.2f} ms "
+                      f"[{'ok' if p95[1] < TARGET_MS else 'SLOW'}]")
             browser.close()
     return worst
 
@@ -201,8 +220,8 @@ def main(argv=None):
     frames = 100 if args.quick else args.frames
     if args.browser:
         worst = browser_replay(1_000 if args.quick else args.events, frames)
-        print(f"worst p95 frame time in Chromium {worst:.2f} ms (target < {TARGET_MS:.0f} ms); load average now "
-              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"worst p95 frame (renderer CPU) in Chromium {worst:.2f} ms (target < {TARGET_MS:.0f} ms); "
+              f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         return
     warm = SearchPlayer(cart_search(200)[1])  # compile / load the kernels before timing
     warm.run_to_end()

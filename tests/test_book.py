@@ -17,6 +17,7 @@ import pytest
 
 from odtlab.book import bib, build, graph, math, search
 from odtlab.widgets.player import REPLAY_MIME, decode_replay
+from test_browser import browser  # noqa: F401  (the headless Chromium fixture of the browser tests)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS, DOCS = ROOT / "notebooks", ROOT / "docs"
@@ -170,22 +171,6 @@ def test_search_sections_skip_outputs_and_code():
     assert [(s["id"], s["section"], s["text"]) for s in got] == [("A", "A title", "prose words"), ("B", "B", "more")]
 
 
-@pytest.fixture(scope="module")
-def chromium(tmp_path_factory):
-    """Headless Debian Chromium through Playwright (as tests/test_browser.py drives it)."""
-    from test_browser import CHROMIUM, CHROMIUM_ARGS, _need_browser
-
-    _need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000}, device_scale_factor=1)
-        yield context
-        context.close()
-
-
 LOCAL = ("file://", "data:", "blob:", "http://127.0.0.1", "http://localhost")
 PANES = "(r, sel) => [...r.querySelectorAll(sel)].map(e => e.innerHTML)"
 
@@ -249,11 +234,11 @@ def _step_through(page, root):
 
 
 @pytest.mark.jit_only  # measures no kernel code: left out of the NUMBA_DISABLE_JIT coverage run
-def test_book_in_a_real_browser(site, chromium, picture_folders):
+def test_book_in_a_real_browser(site, browser, picture_folders):  # noqa: F811
     players = set(_chapters_with_players())
     problems = []
     for path in sorted(site.glob("*.html")):
-        page = _open(chromium, path.as_uri(), problems)
+        page = _open(browser, path.as_uri(), problems)
         try:
             broken = page.evaluate("() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0))"
                                    ".map(i => i.src.slice(0, 80))")

@@ -1,12 +1,13 @@
 """The chapter graph of the front matter (a mermaid ``graph LR`` block) drawn as SVG at build time: no
-mermaid script is loaded. Nodes go in columns by their longest path from a source; edges are curves."""
+mermaid script is loaded. Nodes go in columns by their longest path from a source, ordered in a column by
+the mean row of their parents (fewer crossings); edges are curves."""
 import html
 import re
 
 NODE = re.compile(r"(\w+)(?:\[([^\]]*)\])?")
 EDGE = re.compile(r"^\s*(\w+(?:\[[^\]]*\])?)\s*-->\s*(\w+(?:\[[^\]]*\])?)\s*$")
 MERMAID = re.compile(r'<div class="jp-Mermaid"><pre class="mermaid">\s*(.*?)</pre></div>', re.S)
-W, H, GAP_X, GAP_Y = 160, 32, 36, 12
+W, H, GAP_X, GAP_Y = 172, 32, 34, 12
 
 
 def parse(text):
@@ -39,12 +40,17 @@ def layers(labels, edges):
 def svg(labels, edges, href=None):
     """The graph as an SVG string; ``href(label)`` gives a node's link (or None)."""
     col = layers(labels, edges)
-    rows = {}
     pos = {}
-    for node in labels:  # in order of first mention
-        c = col[node]
-        pos[node] = (20 + c * (W + GAP_X), 10 + rows.get(c, 0) * (H + GAP_Y))
-        rows[c] = rows.get(c, 0) + 1
+    rows = {}
+    for c in range(max(col.values()) + 1):  # columns left to right, each ordered by its parents' mean row
+        def barycentre(node):
+            parents = [pos[a][1] for a, b in edges if b == node and a in pos]
+            return sum(parents) / len(parents) if parents else 0.0
+
+        nodes = sorted((n for n in labels if col[n] == c), key=barycentre)
+        for r, node in enumerate(nodes):
+            pos[node] = (20 + c * (W + GAP_X), 10 + r * (H + GAP_Y))
+        rows[c] = len(nodes)
     width = 40 + (max(col.values()) + 1) * (W + GAP_X) - GAP_X
     height = 20 + max(rows.values()) * (H + GAP_Y) - GAP_Y
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="odtlab-graph" width="{width}" height="{height}" '
@@ -68,6 +74,17 @@ def svg(labels, edges, href=None):
     return "".join(parts)
 
 
+def as_list(labels, edges):
+    """The same arrows as a list (long arrows pass behind boxes in the drawing): what each node uses."""
+    items = []
+    for node, label in labels.items():
+        uses = [labels[a] for a, b in edges if b == node]
+        if uses:
+            items.append(f"<li>{html.escape(label)} uses {html.escape(', '.join(uses))}</li>")
+    return ('<details class="odtlab-graph-list"><summary>The arrows as a list</summary>'
+            f'<ul>{"".join(items)}</ul></details>')
+
+
 def replace_mermaid(body, pages=None):
     """Each mermaid block of ``body`` as an SVG whose nodes link to the chapter their label starts with."""
     def href(label):
@@ -80,6 +97,6 @@ def replace_mermaid(body, pages=None):
         labels, edges = parse(m.group(1))
         if not edges:
             return m.group(0)
-        return f'<div class="odtlab-graph-box">{svg(labels, edges, href)}</div>'
+        return f'<div class="odtlab-graph-box">{svg(labels, edges, href)}</div>\n{as_list(labels, edges)}'
 
     return MERMAID.sub(draw, body)

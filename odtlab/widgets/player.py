@@ -33,7 +33,7 @@ from odtlab.widgets.views import BoundPlot, EventLog, SearchGraphView, TreeView,
 _WIDE = (TreeView, SearchGraphView)
 REPLAY_MIME = "application/vnd.odtlab.replay+json"
 PLAYER_FILES = Path(__file__).resolve().parent / "static"  # replay.js and replay.css
-REPLAY_MAX_EVENTS = 2_000
+REPLAY_MAX_EVENTS = 5_000
 REPLAY_MAX_CHARS = 1_500_000
 
 
