@@ -59,9 +59,13 @@ def test_replay_holds_every_frame_as_the_player_draws_it():
         caption, views = player.render_frame(k)
         assert [payload["strings"][col[k]] for col in payload["frames"]] == [caption] + views, k
     assert payload["kinds"] == player.recording.records["kind"].tolist()
-    # the bundle is what the notebook stores next to the live widget
+    # what the chapters store next to the live widget (notebooks/build.py sets ODTLAB_EMBED_REPLAY=1)
+    live = {"text/plain", "application/vnd.jupyter.widget-view+json"}
+    player.embed_replay = False
+    assert set(player._repr_mimebundle_()) == live
+    player.embed_replay = True
     mime = player._repr_mimebundle_()
-    assert set(mime) == {"text/plain", "application/vnd.jupyter.widget-view+json", REPLAY_MIME}
+    assert set(mime) == live | {REPLAY_MIME} and decode_replay(mime[REPLAY_MIME]) == payload
 
 
 def test_replay_keeps_the_first_events_of_a_long_search_and_says_so():

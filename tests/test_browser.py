@@ -79,6 +79,7 @@ def _start_server(app, root, port, token):
                                                                          "checkForUpdates": False}))
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["ODTLAB_EMBED_REPLAY"] = "1"  # the player's display carries its replay, as in the chapters
     for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                      ("IPYTHONDIR", "ipython")):
         env[var] = str(root / f".{sub}")

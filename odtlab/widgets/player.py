@@ -9,7 +9,8 @@ and extends the recording when the slider nears its end. Frame ``k`` is the fold
 Back just shows an earlier frame.
 
 :meth:`SearchPlayer.replay` records every frame (each distinct drawing once, compressed) for a page with no
-kernel: the player's display carries it as :data:`REPLAY_MIME` beside the live widget, the book
+kernel: the player's display carries it as :data:`REPLAY_MIME` beside the live widget (when
+:attr:`SearchPlayer.embed_replay`, as in the chapters' builds), the book
 (:mod:`odtlab.book`) and :meth:`SearchPlayer.to_html` replay it with ``static/replay.js``.
 :meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so a
 notebook saved with its widget state still steps through with no kernel.
@@ -17,6 +18,7 @@ notebook saved with its widget state still steps through with no kernel.
 import base64
 import gzip
 import json
+import os
 import time
 from html import escape as html_escape
 from pathlib import Path
@@ -338,11 +340,18 @@ class SearchPlayer(W.VBox):
         return {"version": 1, "encoding": "gzip+base64",
                 "data": base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")}
 
+    #: Display the recorded replay beside the live widget (``ODTLAB_EMBED_REPLAY=1``; ``notebooks/build.py``
+    #: sets it for the chapters). Off by default: recording and drawing every frame takes seconds for a
+    #: long search (monk1-o's 2,445 events: about 6 s of CPU), which a live session need not wait for.
+    embed_replay = os.environ.get("ODTLAB_EMBED_REPLAY", "") == "1"
+
     def _repr_mimebundle_(self, **kwargs):
-        """The live widget for JupyterLab (which ranks the widget view first) plus the recorded replay
-        (:data:`REPLAY_MIME`) that the book turns into a player with no kernel."""
+        """The live widget for JupyterLab (which ranks the widget view first) and, with
+        :attr:`embed_replay`, the recorded replay (:data:`REPLAY_MIME`) that the book turns into a player
+        with no kernel (JupyterLab has no renderer for it and shows only the widget)."""
         bundle = super()._repr_mimebundle_(**kwargs)
-        bundle[REPLAY_MIME] = self.replay()
+        if self.embed_replay:
+            bundle[REPLAY_MIME] = self.replay()
         return bundle
 
     # -- static export ----------------------------------------------------------------------------
