@@ -35,7 +35,9 @@ class Converter:
 
     def mathml(self, latex, display):
         try:
-            return convert(latex.strip(), display="block" if display else "inline")
+            mathml = convert(latex.strip(), display="block" if display else "inline")
+            # the LaTeX as alternative text: read aloud where MathML is not, and indexed by the search
+            return mathml.replace("<math ", f'<math alttext="{html.escape(latex.strip())}" ', 1)
         except Exception:  # latex2mathml raises its own errors and plain ones on what it does not know
             self.failures.append(latex.strip())
             return f'<code class="odtlab-latex">{html.escape(latex)}</code>'

@@ -1,5 +1,5 @@
-"""The search index: each page cut at its headings into sections of plain text (code, outputs, drawings
-and formulas left out), written as ``_static/search_index.js`` (a script, since pages opened from
+"""The search index: each page cut at its headings into sections of plain text (code, outputs and drawings
+left out, formulas as their LaTeX), written as ``_static/search_index.js`` (a script, since pages opened from
 ``file://`` may not fetch JSON) and searched by ``_static/search.js``."""
 import html
 import re
@@ -31,6 +31,8 @@ class _Sections(HTMLParser):
             self.depth += 1
             if "jp-OutputArea" in (attrs.get("class") or "") and not self.outputs:
                 self.outputs.append(self.depth)
+        if tag == "math" and attrs.get("alttext") and not self.skip and not self.outputs:
+            self.handle_data(f" {attrs['alttext']} ")  # a formula is searched as its LaTeX
         if tag in SKIP:
             self.skip += 1
         elif tag in HEADING and attrs.get("id"):
