@@ -171,6 +171,13 @@ def test_chapters_with_players_embed_their_replays(site):
         assert (site / f"{name}.html").stat().st_size < 5e6
 
 
+def test_build_refuses_a_folder_that_is_not_a_book(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="holds no earlier book"):
+        build(NOTEBOOKS, DOCS, tmp_path, quiet=True)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
 def test_search_sections_skip_outputs_and_code():
     body = ('<h2 id="A">A title</h2><p>prose words</p><div class="jp-OutputArea"><pre>output</pre><p>result</p>'
             '</div><h3 id="B">B</h3><p>more <math alttext="x_1"><mi>x</mi></math></p><svg><text>drawn</text></svg>')

@@ -82,6 +82,7 @@ def exporter(converter):
 
 
 def chapter_title(nb):
+    """The chapter's first ``# `` heading."""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             m = re.search(r"^#\s+(.+)$", cell.source, re.M)
@@ -116,10 +117,13 @@ def markdown_page(text, converter):
 
 
 def build(notebooks="notebooks", docs="docs", out="build/book", quiet=False):
-    """Write the site to ``out`` (emptied first); returns the list of pages written."""
+    """Write the site to ``out`` (a new folder, or an earlier book there, which is replaced); returns the
+    list of pages written."""
     notebooks, docs, out = Path(notebooks), Path(docs), Path(out)
     t0 = time.perf_counter()
-    if out.exists():
+    if out.exists() and any(out.iterdir()):
+        if not (out / "_static" / "book.css").exists():
+            raise FileExistsError(f"{out} exists and holds no earlier book: give a new or empty folder with --out")
         shutil.rmtree(out)
     (out / "_static").mkdir(parents=True)
     for f in list(PLAYER_FILES.glob("replay.*")) + list((HERE / "static").glob("*")):
@@ -177,7 +181,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--notebooks", default="notebooks", help="the executed chapters and README.md")
     parser.add_argument("--docs", default="docs", help="errata.md and references.bib")
-    parser.add_argument("--out", default="build/book", help="the site's folder (emptied first)")
+    parser.add_argument("--out", default="build/book", help="the site's folder (new, empty, or an earlier book)")
     args = parser.parse_args(argv)
     pages = build(args.notebooks, args.docs, args.out)
     print(f"open {pages[0].resolve().as_uri()}")
