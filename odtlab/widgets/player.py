@@ -289,12 +289,13 @@ class SearchPlayer(W.VBox):
         draws them (with the kinds shown now), the kind of each event for the page's filter, gzip-compressed.
 
         Each distinct caption or pane HTML is stored once, as an edit of the same pane's previous one (see
-        :func:`_delta`); frames point at them. ``max_chars`` caps what each view may add: a view that would
-        pass its share of the cap so far (``max_chars * k / n`` at frame ``k``) keeps its last drawing for
-        that frame (the last frame is always drawn whole). So a long search's costly views (the bound plot
-        redraws every point as its axis grows) are redrawn every few events while the caption and the cheap
-        views follow every event; the payload says how many drawings each view kept (``redrawn``) and at
-        how many frames it held an older one (``held``), and the page says so.
+        :func:`_delta`); frames point at them. ``max_chars`` caps what each view may add: a view past its
+        share so far (a tenth of the cap, plus the rest pro rata: ``max_chars * (0.1 + 0.9 k / n)`` at frame
+        ``k``) keeps its last drawing for that frame (the last frame is always drawn whole). So a long
+        search's costly views (the bound plot redraws every point as its axis grows) are redrawn every few
+        events while the caption and the cheap views follow every event; the payload says how many drawings
+        each view kept (``redrawn``) and at how many frames it held an older one (``held``), and the page
+        says so.
 
         Returns a JSON-ready dict ``{"version", "encoding": "gzip+base64", "data"}``; see :func:`decode_replay`.
         """
@@ -315,7 +316,7 @@ class SearchPlayer(W.VBox):
         for k in range(n + 1):
             frame = rec.frame(k, self._kinds, self.adapter)
             for j, column in enumerate(columns):
-                if 0 < k < n and j and spent[j] > max_chars * k / n:
+                if 0 < k < n and j and spent[j] > max_chars * (0.1 + 0.9 * k / n):
                     column.append(column[-1])  # over its share: this view keeps its last drawing
                     held[j] += 1
                     continue

@@ -111,12 +111,12 @@
         "run the chapter in JupyterLab for the rest."));
     }
     var sparse = (p.held || []).map(function (h, j) {
-      return h > 0 ? p.views[j] + " (" + p.redrawn[j] + " drawings for " + p.frames[j + 1].length + " frames)" : null;
+      return h > 0 ? p.views[j] + " (an earlier drawing at " + h + " of " + p.frames[j + 1].length + " frames)" : null;
     }).filter(Boolean);
     if (sparse.length) {
       root.appendChild(el("div", "odtlab-replay-note",
-        "To keep the page small, some views are redrawn every few events " +
-        "rather than at each one: " + sparse.join(", ") + "; the caption follows every event."));
+        "To keep the page small, some views are redrawn every few events rather than at each one: " +
+        sparse.join(", ") + "; the caption follows every event."));
     }
     this.panes = [el("div", "odtlab-replay-caption")];
     root.appendChild(this.panes[0]);
