@@ -22,7 +22,7 @@ help:
 	@echo "make test     install the test extras (Chromium needs root and apt), run every test (the book's too)"
 	@echo "              and every chapter"
 	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
-	@echo "make book     the book: the executed chapters as a static web site in build/book (open build/book/index.html)"
+	@echo "make book     the executed chapters as a static web site in build/book (open build/book/index.html)"
 	@echo "make bench    run each benchmark in its --quick form"
 	@echo "make clean    remove $(VENV) and the compiled kernels"
 	@echo "After make, run odtlab as $(VENV)/bin/odtlab (or first: source $(VENV)/bin/activate)."

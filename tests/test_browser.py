@@ -6,7 +6,8 @@ drawing changed (and that the kernel-side caption follows), and saves a screensh
 $ODTLAB_DOCS_IMG when set).
 
 Needs Debian's ``chromium`` and Playwright's Python package (``tools/install_browser.sh`` installs both; no
-browser download). The static export (``player.to_html``) is one self-contained file: no JavaScript from npm. Without them the test skips with a loud message, and fails when CI=true.
+browser download). Without them the test skips with a loud message, and fails when CI=true. The static export
+(``player.to_html``) is one self-contained file: it needs no JavaScript from npm.
 """
 import importlib.util
 import json
