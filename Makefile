@@ -12,16 +12,17 @@ JUPYTER_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root) \
 	$(if $(or $(DISPLAY),$(WAYLAND_DISPLAY),$(filter Darwin,$(shell uname -s))),,--no-browser)
 
 .DEFAULT_GOAL := help
-.PHONY: help lab tour warmup test test-unit test-coverage test-notebooks notebooks student bench clean
+.PHONY: help lab tour warmup test test-unit test-coverage test-notebooks notebooks student book bench clean
 
 help:
 	@echo "make lab      install odtlab with JupyterLab and the peer solvers in $(VENV), fetch the chapters' data,"
 	@echo "              compile the kernels in the background, open JupyterLab on the first chapter"
 	@echo "make tour     the same set-up, then run every chapter headless, one line per chapter"
 	@echo "make warmup   compile every kernel now (once per machine; numba caches it on disk)"
-	@echo "make test     install the test extras (Chromium needs root and apt, the browser test's JS files npm),"
-	@echo "              run every test and every chapter"
+	@echo "make test     install the test extras (Chromium needs root and apt), run every test (the book's too)"
+	@echo "              and every chapter"
 	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
+	@echo "make book     the executed chapters as a static web site in build/book (open build/book/index.html)"
 	@echo "make bench    run each benchmark in its --quick form"
 	@echo "make clean    remove $(VENV) and the compiled kernels"
 	@echo "After make, run odtlab as $(VENV)/bin/odtlab (or first: source $(VENV)/bin/activate)."
@@ -34,8 +35,8 @@ $(VENV)/.installed-base: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-# tools/install_browser.sh: Debian's Chromium and two JS files for the browser tests (it says loudly
-# what it cannot install; tests/test_browser.py then fails in CI rather than skipping).
+# tools/install_browser.sh: Debian's Chromium and Playwright for the browser tests (it says loudly what it
+# cannot install; tests/test_browser.py and tests/test_book.py then fail in CI rather than skipping).
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[test,peers]"
 	-bash tools/install_browser.sh $(PY)
@@ -87,6 +88,14 @@ notebooks: $(VENV)/.installed-test
 # The student build: each executed chapter without its cells tagged "solution" and without outputs.
 student: $(VENV)/.installed-test
 	$(PY) notebooks/build.py --student build/student
+
+# The book from the stored outputs (no chapter runs): nbconvert and latex2mathml (the book extra).
+$(VENV)/.installed-book: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[book]"
+	touch $@ $(VENV)/.installed-base
+
+book: $(VENV)/.installed-book
+	$(PY) -m odtlab.book --notebooks notebooks --docs docs --out build/book
 
 bench: $(VENV)/.installed-test
 	for b in benchmarks/bench_*.py; do $(PY) $$b --quick || exit 1; done

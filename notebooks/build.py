@@ -10,6 +10,7 @@ Exercises: a cell tagged ``exercise`` holds the student's stub (``answer = ...``
 the executed chapters without their ``solution`` cells and without outputs.
 """
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ def to_notebook(src):
 
 def build(src, execute=True):
     nb = to_notebook(src)
+    os.environ.setdefault("ODTLAB_EMBED_REPLAY", "1")  # each player stores its replay, for the book
     if execute:
         NotebookClient(nb, timeout=600, kernel_name="python3",
                        resources={"metadata": {"path": str(HERE)}}).execute()

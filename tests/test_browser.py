@@ -6,7 +6,8 @@ drawing changed (and that the kernel-side caption follows), and saves a screensh
 $ODTLAB_DOCS_IMG when set).
 
 Needs Debian's ``chromium`` and Playwright's Python package (``tools/install_browser.sh`` installs both; no
-browser download). Without them the test skips with a loud message, and fails when CI=true.
+browser download). Without them the test skips with a loud message, and fails when CI=true. The static export
+(``player.to_html``) is one self-contained file: it needs no JavaScript from npm.
 """
 import importlib.util
 import json
@@ -79,6 +80,7 @@ def _start_server(app, root, port, token):
                                                                          "checkForUpdates": False}))
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env["ODTLAB_EMBED_REPLAY"] = "1"  # the player's display carries its replay, as in the chapters
     for var, sub in (("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_RUNTIME_DIR", "runtime"),
                      ("IPYTHONDIR", "ipython")):
         env[var] = str(root / f".{sub}")
@@ -211,6 +213,11 @@ def test_player_steps_in_a_real_browser(app, route, server, browser, tmp_path, p
         _run_all(page)
         page.wait_for_selector(".odtlab-player .odtlab-view svg")
         assert "Before the first event" in page.inner_text(".odtlab-player .odtlab-caption")
+        # the replay output beside the widget (application/vnd.odtlab.replay+json) shows nothing in Jupyter:
+        # one output, the live player, and no error
+        assert page.locator(".jp-Cell").first.locator(".jp-OutputArea-child").count() == 1
+        assert page.locator(".odtlab-player").count() == 1 and page.locator(".odtlab-replay").count() == 0
+        assert page.locator('[data-mime-type="application/vnd.jupyter.stderr"]').count() == 0
         before = _tree_svg(page)
         assert 'stroke-dasharray="6 4"' in before  # the root is not decided yet
         step = page.locator(".odtlab-player button", has_text="Step")
@@ -245,31 +252,10 @@ def test_player_steps_in_a_real_browser(app, route, server, browser, tmp_path, p
         page.close()
 
 
-JS_CACHE = Path(os.environ.get("ODTLAB_JS_CACHE")
-                or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "odtlab" / "js")
-
-
-def _need_js():
-    """require.js and html-manager's embed-amd.js, which a static widget page loads from a CDN."""
-    missing = [p for p in (JS_CACHE / "require.js", JS_CACHE / "html-manager" / "embed-amd.js") if not p.exists()]
-    if missing:
-        message = (f"STATIC EXPORT BROWSER TEST NOT RUN: missing {', '.join(map(str, missing))}. "
-                   "Run tools/install_browser.sh to fetch them from the npm registry.")
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        print("\n" + "!" * 80 + "\n" + message + "\n" + "!" * 80, file=sys.stderr)
-        warnings.warn(message)
-        pytest.skip(message)
-
-
 @pytest.mark.jit_only  # measures no kernel code: left out of the NUMBA_DISABLE_JIT coverage run
 def test_static_export_steps_with_no_kernel(browser, tmp_path, picture_folders):
-    """player.to_html(): the page steps through its precomputed frames in the browser alone (the CDN
-    scripts are served from the local copies; the page's integrity hashes pin the CDN's minified build,
-    so they are dropped for the local files)."""
-    import re
-
-    _need_js()
+    """player.to_html(): one file that replays the recorded search in the browser alone (replay.js inline);
+    the page makes no request at all."""
     from sklearn.datasets import load_iris
 
     from odtlab.solvers.cart import CARTClassifier
@@ -277,35 +263,29 @@ def test_static_export_steps_with_no_kernel(browser, tmp_path, picture_folders):
 
     X, y = load_iris(return_X_y=True, as_frame=True)
     player = explore(CARTClassifier(max_depth=3), X, y.map(dict(enumerate(load_iris().target_names))))
-    page_path = player.to_html(tmp_path / "static.html", max_frames=20)
-    html = re.sub(r' integrity="[^"]*"', "", Path(page_path).read_text())
-    (tmp_path / "static.html").write_text(html)
-
-    def serve(route):
-        url = route.request.url
-        if url.endswith("require.min.js"):
-            return route.fulfill(path=str(JS_CACHE / "require.js"), content_type="application/javascript")
-        if "@jupyter-widgets/html-manager" in url and url.endswith(".js"):
-            return route.fulfill(path=str(JS_CACHE / "html-manager" / url.rsplit("/", 1)[-1]),
-                                 content_type="application/javascript")
-        return route.abort()  # nothing else leaves the machine
-
+    page_path = player.to_html(tmp_path / "static.html")
+    requests, errors = [], []
     page = browser.new_page()
     try:
-        page.route("http*://**/*", serve)
-        page.goto((tmp_path / "static.html").as_uri())
-        page.wait_for_selector(".odtlab-static-player .odtlab-caption", timeout=20_000)
-        shown = ("() => [...document.querySelectorAll('.odtlab-caption')].filter(e => e.offsetParent !== null)"
-                 ".map(e => e.innerText)")
-        assert len(page.evaluate(shown)) == 1 and "Event 0 of" in page.evaluate(shown)[0]
-        page.locator(".odtlab-static-player .widget-slider .noUi-handle").first.focus()
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"() => ({shown})().some(t => t.includes('Event 2 of'))", timeout=5_000)
-        assert "Split" in page.evaluate(shown)[0]
-        page.locator(".odtlab-static-player .widget-play button").first.click()  # Play
-        page.wait_for_function(f"() => ({shown})().some(t => t.includes('search finished'))", timeout=15_000)
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route("**/*", lambda route: route.continue_() if route.request.url == Path(page_path).as_uri()
+                   else (requests.append(route.request.url), route.abort()))
+        page.goto(Path(page_path).as_uri())
+        page.wait_for_selector(".odtlab-replay-ready .odtlab-caption", timeout=20_000)
+        caption = page.locator(".odtlab-replay .odtlab-caption")
+        assert "Event 0 of" in caption.inner_text()
+        page.locator(".odtlab-replay-step").click()
+        page.locator(".odtlab-replay-step").click()
+        assert "Event 2 of" in caption.inner_text() and "Split" in caption.inner_text()
+        page.locator(".odtlab-replay-back").click()
+        assert "Event 1 of" in caption.inner_text()
+        page.locator(".odtlab-replay-play").click()  # Play to the end
+        page.wait_for_function("() => document.querySelector('.odtlab-replay .odtlab-caption').innerText"
+                               ".includes('search finished')", timeout=15_000)
+        assert f"Event {player.recording.n} of {player.recording.n}" in caption.inner_text()
+        assert not requests and not errors, (requests, errors)
         for folder in picture_folders:
-            page.locator(".odtlab-static-player").screenshot(path=str(folder / "static_player.png"))
+            page.locator(".odtlab-replay").screenshot(path=str(folder / "static_player.png"))
     finally:
         page.close()

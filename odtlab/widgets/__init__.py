@@ -5,8 +5,9 @@
 * Views (pure functions of the first ``k`` events): :class:`TreeView`, :class:`BoundPlot`,
   :class:`EventLog`, :class:`SearchGraphView`, and per-algorithm panels registered in
   :mod:`odtlab.widgets.registry` by ``odtlab.widgets.<algorithm>``.
-* :meth:`SearchPlayer.static` / :meth:`SearchPlayer.to_html`: precomputed frames that step through with
-  no kernel.
+* :meth:`SearchPlayer.replay` / :meth:`SearchPlayer.to_html`: the recorded frames, replayed by a page with
+  no kernel and no network (``static/replay.js``; the book uses the same); :meth:`SearchPlayer.static`:
+  precomputed frames in linked widgets, for a notebook saved with its widget state.
 """
 from odtlab.widgets.player import SearchPlayer, StaticPlayer, explore
 from odtlab.widgets.recording import Frame, Recording

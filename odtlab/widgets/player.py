@@ -8,10 +8,20 @@ and nothing flickers. Events come from ``search.steps()`` lazily: the player rec
 and extends the recording when the slider nears its end. Frame ``k`` is the fold of ``events[:k]``, so
 Back just shows an earlier frame.
 
-:meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so
-an exported notebook or :meth:`SearchPlayer.to_html` page still steps through with no kernel.
+:meth:`SearchPlayer.replay` records every frame (each distinct drawing once, compressed) for a page with no
+kernel: the player's display carries it as :data:`REPLAY_MIME` beside the live widget (when
+:attr:`SearchPlayer.embed_replay`, as in the chapters' builds), the book
+(:mod:`odtlab.book`) and :meth:`SearchPlayer.to_html` replay it with ``static/replay.js``.
+:meth:`SearchPlayer.static` precomputes frames into a ``Stack`` linked to the slider in the browser, so a
+notebook saved with its widget state still steps through with no kernel.
 """
+import base64
+import gzip
+import json
+import os
 import time
+from html import escape as html_escape
+from pathlib import Path
 
 import ipywidgets as W
 import numpy as np
@@ -23,6 +33,10 @@ from odtlab.widgets.svg import FONT, HIGHLIGHT, INK, MUTED, escape
 from odtlab.widgets.views import BoundPlot, EventLog, SearchGraphView, TreeView, default_views
 
 _WIDE = (TreeView, SearchGraphView)
+REPLAY_MIME = "application/vnd.odtlab.replay+json"
+PLAYER_FILES = Path(__file__).resolve().parent / "static"  # replay.js and replay.css
+REPLAY_MAX_EVENTS = 5_000
+REPLAY_MAX_CHARS = 1_500_000
 
 
 def _basis(view):
@@ -268,6 +282,79 @@ class SearchPlayer(W.VBox):
         self._shown = k
         self.last_frame_ms = 1000 * (time.perf_counter() - t0)
 
+    # -- replay export: the recorded frames, replayed by a page with no kernel ------------------------
+    def replay(self, max_events=REPLAY_MAX_EVENTS, max_chars=REPLAY_MAX_CHARS):
+        """The recorded search as a compact replay for a page with no kernel (``odtlab/widgets/static/
+        replay.js`` plays it): frames ``0..n`` of the first ``n <= max_events`` events, drawn as the player
+        draws them (with the kinds shown now), the kind of each event for the page's filter, gzip-compressed.
+
+        Each distinct caption or pane HTML is stored once, as an edit of the same pane's previous one (see
+        :func:`_delta`); frames point at them. ``max_chars`` caps what each view may add: a view past its
+        share so far (a tenth of the cap, plus the rest pro rata: ``max_chars * (0.1 + 0.9 k / n)`` at frame
+        ``k``) keeps its last drawing for that frame (the last frame is always drawn whole). So a long
+        search's costly views (the bound plot redraws every point as its axis grows) are redrawn every few
+        events while the caption and the cheap views follow every event; the payload says how many drawings
+        each view kept (``redrawn``) and at how many frames it held an older one (``held``), and the page
+        says so.
+
+        Returns a JSON-ready dict ``{"version", "encoding": "gzip+base64", "data"}``; see :func:`decode_replay`.
+        """
+        if not max_events >= 1:
+            raise ValueError(f"max_events must be at least 1, got {max_events!r}")
+        if not max_chars >= 1:
+            raise ValueError(f"max_chars must be at least 1, got {max_chars!r}")
+        rec = self.recording
+        if rec.n < max_events:
+            rec.extend(min_events=max_events - rec.n)
+            self._recorded()
+        n = min(rec.n, int(max_events))
+        strings, index = [], {}
+        columns = [[] for _ in range(1 + len(self.views))]
+        spent = [0] * len(columns)
+        redrawn, held = [0] * len(columns), [0] * len(columns)
+        shown = [None] * len(columns)  # each column's current HTML (decoded)
+        for k in range(n + 1):
+            frame = rec.frame(k, self._kinds, self.adapter)
+            for j, column in enumerate(columns):
+                if 0 < k < n and j and spent[j] > max_chars * (0.1 + 0.9 * k / n):
+                    column.append(column[-1])  # over its share: this view keeps its last drawing
+                    held[j] += 1
+                    continue
+                html = self.caption_html(frame) if j == 0 else self.views[j - 1].render(frame)
+                i = index.get(html)
+                if i is None:
+                    i = index[html] = len(strings)
+                    stored = html if shown[j] is None else _delta(html, shown[j], column[-1])
+                    strings.append(stored)
+                    spent[j] += len(stored[3]) if isinstance(stored, list) else len(html)
+                if not column or i != column[-1]:
+                    redrawn[j] += 1
+                    shown[j] = html
+                column.append(i)
+        payload = {"strings": strings, "frames": columns, "kinds": rec.records["kind"][:n].tolist(),
+                   "options": [[label, int(code)] for label, code in self.kinds.options],
+                   "selected": [int(c) for c in self.kinds.value], "basis": [_basis(v) for v in self.views],
+                   "views": [type(v).__name__ for v in self.views], "redrawn": redrawn[1:], "held": held[1:],
+                   "tree": next((j for j, v in enumerate(self.views) if isinstance(v, TreeView)), -1),
+                   "interval": int(self.play.interval), "events": n, "recorded": rec.n, "done": rec.done}
+        raw = json.dumps(payload, separators=(",", ":")).encode()
+        return {"version": 1, "encoding": "gzip+base64",
+                "data": base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")}
+
+    #: Display the recorded replay beside the live widget (``ODTLAB_EMBED_REPLAY=1``; ``notebooks/build.py``
+    #: sets it for the chapters). Off by default: recording and drawing every frame takes seconds for a
+    #: long search (monk1-o's 2,445 events: about 6 s of CPU), which a live session need not wait for.
+    embed_replay = os.environ.get("ODTLAB_EMBED_REPLAY", "") == "1"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget for JupyterLab (which ranks the widget view first) and, with
+        :attr:`embed_replay`, the recorded replay (:data:`REPLAY_MIME`) that the book turns into a player
+        with no kernel (JupyterLab has no renderer for it and shows only the widget)."""
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if self.embed_replay:
+            bundle[REPLAY_MIME] = self.replay()
+        return bundle
+
     # -- static export ----------------------------------------------------------------------------
     def static(self, max_frames=200, record_all=True):
         """A kernel-free copy: up to ``max_frames`` precomputed frames in a ``Stack`` whose
@@ -287,13 +374,15 @@ class SearchPlayer(W.VBox):
             stops = stops[pick]
         return StaticPlayer([self.frame_html(int(k)) for k in stops], stops, interval=self.play.interval)
 
-    def to_html(self, path, max_frames=200, title=None):
-        """Write a standalone HTML page with the static player (see :meth:`static`); returns ``path``."""
-        from ipywidgets.embed import dependency_state, embed_minimal_html
-
-        widget = self.static(max_frames)
-        embed_minimal_html(str(path), views=[widget], state=dependency_state([widget]),
-                           title=title or f"odtlab: {self.search.solver.name} search")
+    def to_html(self, path, title=None, max_events=REPLAY_MAX_EVENTS):
+        """Write a standalone HTML page that replays the search (see :meth:`replay`) with no kernel and no
+        network: the replay, ``replay.js`` and ``replay.css`` are all inside the one file. Returns ``path``."""
+        title = html_escape(title or f"odtlab: {self.search.solver.name} search")
+        Path(path).write_text(
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>\n'
+            f'<style>{(PLAYER_FILES / "replay.css").read_text()}</style></head>\n<body><h1 style="font-family:'
+            f'{FONT};font-size:20px">{title}</h1>\n{replay_html(self.replay(max_events=max_events))}\n'
+            f'<script>{(PLAYER_FILES / "replay.js").read_text()}</script>\n</body></html>\n')
         return path
 
 
@@ -312,6 +401,49 @@ class StaticPlayer(W.VBox):
                       W.jslink((self.slider, "value"), (self.stack, "selected_index"))]
         super().__init__([W.HBox([self.play, self.slider]), self.stack])
         self.add_class("odtlab-static-player")
+
+
+def _delta(s, t, base):
+    """``s`` as itself or, when shorter, as ``[base, head, tail, middle]``: the ``head`` first and ``tail``
+    last characters of the earlier string ``t`` (stored at index ``base``) around ``middle`` (consecutive
+    frames redraw mostly the same SVG)."""
+    head = _common_prefix(s, t)
+    tail = _common_prefix(s[head:][::-1], t[head:][::-1])
+    middle = s[head:len(s) - tail]
+    return [base, head, tail, middle] if len(middle) + 24 < len(s) else s
+
+
+def _common_prefix(a, b):
+    """The length of the longest common prefix of ``a`` and ``b`` (binary search on slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def replay_html(bundle, placeholder=""):
+    """The element that ``replay.js`` turns into a player: the replay bundle in a ``<script>`` of type
+    :data:`REPLAY_MIME` inside a ``div.odtlab-replay`` (``placeholder``: HTML shown until the script runs)."""
+    payload = json.dumps(bundle, separators=(",", ":")).replace("</", "<\\/")
+    return f'<div class="odtlab-replay"><script type="{REPLAY_MIME}">{payload}</script>{placeholder}</div>'
+
+
+def decode_replay(bundle):
+    """The payload of :meth:`SearchPlayer.replay` with its strings restored (what ``replay.js`` does)."""
+    payload = json.loads(gzip.decompress(base64.b64decode(bundle["data"])))
+    strings = []
+    for s in payload["strings"]:
+        if isinstance(s, list):
+            b, head, tail, middle = s
+            t = strings[b]
+            s = t[:head] + middle + t[len(t) - tail:]
+        strings.append(s)
+    payload["strings"] = strings
+    return payload
 
 
 def explore(obj, X=None, y=None, **player_options):

@@ -1,0 +1,5 @@
+import sys
+
+from odtlab.book.build import main
+
+sys.exit(main())
