@@ -20,7 +20,7 @@ help:
 	@echo "make tour     the same set-up, then run every chapter headless, one line per chapter"
 	@echo "make warmup   compile every kernel now (once per machine; numba caches it on disk)"
 	@echo "make test     install the test extras (Chromium needs root and apt), run every test (the book's too)"
-	@echo "              and every chapter"
+	@echo "              and every chapter, then build the book"
 	@echo "make student  the chapters without their exercise solutions, in build/student (not committed)"
 	@echo "make book     the executed chapters as a static web site in build/book (open build/book/index.html)"
 	@echo "make bench    run each benchmark in its --quick form"
@@ -40,7 +40,7 @@ $(VENV)/.installed-base: pyproject.toml | $(VENV)/bin/python
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[test,peers]"
 	-bash tools/install_browser.sh $(PY)
-	touch $@ $(VENV)/.installed-base
+	touch $@ $(VENV)/.installed-base $(VENV)/.installed-book
 
 # What every chapter needs: JupyterLab (the lab extra) and the peer solvers chapters 09-11 compare with.
 $(VENV)/.installed-lab: pyproject.toml | $(VENV)/bin/python
@@ -64,7 +64,7 @@ warmup: $(VENV)/.installed-base
 	$(VENV)/bin/odtlab warmup
 
 test: $(VENV)/.installed-test
-	$(MAKE) test-unit test-coverage test-notebooks
+	$(MAKE) test-unit test-coverage test-notebooks book
 
 # Tests draw with Agg; the chapters keep the kernel's inline backend (ipykernel sets it unless MPLBACKEND is set).
 test-unit:
