@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import importlib
 import pkgutil
 
-# Every module of this package registers a solver when imported; the registry imports them on first use (a
-# new odtlab/solvers/ALGO.py is found without being listed anywhere).
+# Every public module of this package registers a solver when imported; the registry imports them on first use
+# (a new odtlab/solvers/ALGO.py is found without being listed anywhere).
 SOLVER_MODULES = tuple(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
@@ -60,7 +60,7 @@ def available():
 
 
 def specs():
-    """The :class:`SolverSpec` of every registered algorithm, by name."""
+    """The :class:`SolverSpec` of every registered algorithm, sorted by name."""
     return [get(name) for name in available()]
 
 
