@@ -4,31 +4,39 @@ One numba core implements Branches, MurTree, Quant-BnB, DPDT, CART and a brute-f
 algorithm runs as a resumable search (:class:`odtlab.search.Search`) whose events the widgets and the
 notebook chapters consume.
 
-The estimators, :class:`~odtlab.search.Search` and :func:`~odtlab.widgets.explore` are importable from
-the top level (``from odtlab import MurTreeClassifier, explore``); each is imported on first use, so
-``import odtlab`` stays light.
+Every registered estimator (:func:`odtlab.solvers.estimators`), :class:`~odtlab.search.Search`,
+:class:`~odtlab.tree.Tree` and :func:`~odtlab.widgets.explore` are importable from the top level
+(``from odtlab import MurTreeClassifier, explore``); each is imported on first use, so ``import odtlab``
+stays light (it imports neither numba nor a solver).
 """
 import importlib
+import importlib.util
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "CARTClassifier": "odtlab.solvers.cart", "CARTRegressor": "odtlab.solvers.cart",
-    "BranchesClassifier": "odtlab.solvers.branches",
-    "MurTreeClassifier": "odtlab.solvers.murtree", "MurTreeRegressor": "odtlab.solvers.murtree",
-    "QuantBnBClassifier": "odtlab.solvers.quantbnb", "QuantBnBRegressor": "odtlab.solvers.quantbnb",
-    "DPDTClassifier": "odtlab.solvers.dpdt", "DPDTRegressor": "odtlab.solvers.dpdt",
-    "Search": "odtlab.search", "Tree": "odtlab.tree", "explore": "odtlab.widgets",
-}
-__all__ = sorted(_EXPORTS)
+# the top-level names that are not estimators; the estimators come from the solver registry
+_EXPORTS = {"Search": "odtlab.search", "Tree": "odtlab.tree", "explore": "odtlab.widgets"}
+
+
+def _estimators():
+    from odtlab import solvers
+
+    return solvers.estimators()
 
 
 def __getattr__(name):
-    """Import a top-level name's module on first use (PEP 562)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'odtlab' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    """A top-level name, imported on first use (PEP 562). A submodule's name (``odtlab.cli`` before its
+    import) or a private one never loads the solver registry, which imports numba."""
+    if name == "__all__":
+        return sorted(set(_EXPORTS) | set(_estimators()))
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is None:
+        estimator = _estimators().get(name)
+        if estimator is not None:
+            return estimator
+    raise AttributeError(f"module 'odtlab' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_EXPORTS) | set(_estimators()))

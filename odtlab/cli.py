@@ -6,7 +6,7 @@
     odtlab data list [--json] [--collection C] [--available]
     odtlab data info NAME [--json]
     odtlab data fetch [NAME|COLLECTION/ ...] [--all] [--chapters [--notebooks DIR]] [--mirror URL] [--dest DIR] [--force]
-    odtlab solve ALGO DATASET|FILE.csv [--target COLUMN] [--depth D ...] [--json] [--progress]
+    odtlab solve ALGO DATASET|FILE.csv [--target COLUMN] [--OPTION VALUE ...] [--json] [--progress]
     odtlab solve --list
     odtlab warmup [ALGO ...]
     odtlab tour [PATH] [CHAPTER ...]
@@ -158,40 +158,76 @@ class UsageError(Exception):
     """A command line that asks for something that cannot be done as written (exit code 2)."""
 
 
-# algorithm options of `odtlab solve` (the registry maps each to an estimator parameter)
-_SOLVE_OPTIONS = (("--lam", float, "Branches' penalty per split (lambda)"),
-                  ("--depth", int, "maximum depth"),
-                  ("--nodes", int, "maximum number of split nodes (MurTree)"),
-                  ("--alpha", float, "penalty per split (MurTree, DPDT)"),
-                  ("--time-limit", float, "seconds of search (counted after compilation)"))
-
-
 def _add_solve_command(subparsers):
-    """``odtlab solve ALGO DATASET|FILE.csv [options]``: defined here so that ``--help`` needs no solver."""
+    """``odtlab solve ALGO DATASET|FILE.csv [options]``: defined here so that ``--help`` needs no solver; the
+    algorithm's options are the registry's (:func:`_solve_options`), read without it."""
     p = subparsers.add_parser("solve", help="fit an algorithm on a data set or a CSV file and print the result",
+                              usage="%(prog)s [-h] [--list] [ALGO] [DATASET] [--OPTION VALUE ...] [--target COLUMN] "
+                                    "[--memory-limit SIZE] [--json] [--progress]",
                               description="Fit a registered algorithm (`odtlab solve --list`) on a data set "
-                                          "(`odtlab data list`) or a CSV file with a header row.")
+                                          "(`odtlab data list`) or a CSV file with a header row.",
+                              epilog="Algorithm options: --OPTION VALUE for each option of the algorithm's "
+                                     "registry entry, e.g. --depth 3, --lam 0.02, --time-limit 10 (seconds of "
+                                     "search, counted after compilation); `odtlab solve --list` shows each "
+                                     "algorithm's options and the estimator parameter each one sets.")
     p.add_argument("algorithm", nargs="?", metavar="ALGO", help="an algorithm name (see --list)")
     p.add_argument("dataset", nargs="?", metavar="DATASET",
                    help="a data set name, e.g. dl/anneal, or a CSV file (with --target)")
-    p.add_argument("--list", action="store_true", help="list the algorithms with their task and exit")
+    p.add_argument("--list", action="store_true", help="list the algorithms with their task and options, and exit")
     p.add_argument("--target", metavar="COLUMN", help="the CSV column to predict (the others are the features)")
-    for flag, kind, text in _SOLVE_OPTIONS:
-        p.add_argument(flag, type=kind, help=text)
     p.add_argument("--memory-limit", dest="memory_limit", default="auto", metavar="SIZE",
                    help="cap on the search's memory, e.g. 4GiB or 500MB; 'none' for no cap (default: auto, "
                         "half the available memory)")
     p.add_argument("--json", action="store_true", help="print one JSON object (the tree as nested dicts)")
     p.add_argument("--progress", action="store_true", help="show a progress bar when the search takes over a second")
-    p.set_defaults(handler=_solve)
+    p.set_defaults(handler=_solve, options={})
+
+
+def _option_value(text):
+    """A command-line value as an int, else a float, else the text (the estimator's parameter check refuses
+    a wrong one by name, e.g. ``--depth two``)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _solve_options(parser, argv):
+    """Parse ``argv`` where ``solve`` also takes ``--OPTION VALUE`` (or ``--OPTION=VALUE``) pairs it does not
+    define: the algorithm's options, which the registry maps to estimator parameters when the command runs
+    (:func:`odtlab.solvers.make_estimator` names an algorithm's options when one is unknown). Every option
+    takes one value, so a pair may stand anywhere on the line. Returns argparse's namespace with
+    ``options`` (``--time-limit`` as ``time_limit``)."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    if args.handler is not _solve:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    unknown, options, rest = {e for e in extra if e.startswith("--")}, {}, []
+    items = iter(argv)
+    for item in items:
+        name, eq, value = item.partition("=")
+        if item not in unknown:
+            rest.append(item)
+            continue
+        if not eq:
+            value = next(items, None)
+            if value is None or value.startswith("--"):
+                raise UsageError(f"{name} needs a value, e.g. {name} 3")
+        options[name[2:].replace("-", "_")] = _option_value(value)
+    args = parser.parse_args(rest)
+    args.options = options
+    return args
 
 
 def _solve_list():
     from odtlab import solvers
 
-    for name in solvers.available():
-        spec = solvers.get(name)
-        print(f"{name:<20} {spec.task:<15} {spec.summary}")
+    for spec in solvers.specs():
+        options = ", ".join(f"--{option.replace('_', '-')} ({parameter})" for option, parameter in spec.options.items())
+        print(f"{spec.name:<20} {spec.task:<15} {spec.summary}\n{'':<36} options: {options or 'none'}")
     return 0
 
 
@@ -247,8 +283,7 @@ def _solve(args):
     from odtlab import solvers
 
     data = _solve_data(args, solvers.get(args.algorithm))
-    options = {flag[2:].replace("-", "_"): getattr(args, flag[2:].replace("-", "_")) for flag, *_ in _SOLVE_OPTIONS}
-    est, X = solvers.fit(args.algorithm, data, progress=args.progress, memory_limit=args.memory_limit, **options)  # checks the task first
+    est, X = solvers.fit(args.algorithm, data, progress=args.progress, memory_limit=args.memory_limit, **args.options)  # checks the task first
     if est.result_.status == "interrupted":  # Search.run stops cleanly on Ctrl-C; the command still exits 130
         raise KeyboardInterrupt
     out = {"algorithm": args.algorithm, "dataset": data.name}
@@ -373,9 +408,11 @@ def _error(message, code):
 def _run(argv):
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = _solve_options(parser, sys.argv[1:] if argv is None else list(argv))
     except SystemExit as exc:  # argparse: usage errors (2) and --help / --version (0)
         return exc.code if isinstance(exc.code, int) else 2
+    except UsageError as exc:
+        return _error(exc, 2)
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:  # `odtlab data list | head`: stop quietly

@@ -4,10 +4,8 @@ task, as a property suite against the brute-force oracle, plus the issue's repro
 The property suite takes its solvers from the registry (every estimator of every registered solver module), so a
 new solver or task fails :func:`test_every_registered_estimator_has_a_certificate_case` until it is covered here.
 """
-import inspect
 import itertools
 import math
-import sys
 import warnings
 from fractions import Fraction
 
@@ -19,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from odtlab import bruteforce as bf
 from odtlab import solvers
 from odtlab.certificate import SSE_RTOL, rounding_floor
-from odtlab.estimators import TreeEstimator, TreeRegressorMixin
+from odtlab.estimators import TreeRegressorMixin
 from odtlab.tree import Tree
 
 JIT = not numba.config.DISABLE_JIT
@@ -28,17 +26,6 @@ SETTINGS = settings(max_examples=100 if JIT else 10, deadline=None, derandomize=
 GAPS = ("ulp", 1e-12, 1e-9, 1e-7, 0.5)  # how far apart the close feature values are placed
 OFFSETS = (0.0, 1.0, -1e3, 1e8, 1e15)
 SCALES = (1e-12, 1e-6, 1.0, 1e6, 1e15)
-
-
-def registered_estimators():
-    """Every public estimator class of every registered solver's module (classifier and regressor)."""
-    out = {}
-    for name in solvers.available():
-        module = sys.modules[solvers.get(name).estimator.__module__]
-        for cls_name, cls in inspect.getmembers(module, inspect.isclass):
-            if issubclass(cls, TreeEstimator) and not cls_name.startswith("_") and cls.__module__ == module.__name__:
-                out[cls_name] = cls
-    return out
 
 
 # -- data ----------------------------------------------------------------------------------------------------------
@@ -170,7 +157,7 @@ CASES = {  # estimator -> (data strategy, parameters strategy, check)
 
 
 def test_every_registered_estimator_has_a_certificate_case():
-    assert set(registered_estimators()) == set(CASES)
+    assert set(solvers.estimators()) == set(CASES)
 
 
 def _fit(cls, params, X, y):
@@ -183,7 +170,7 @@ def _fit(cls, params, X, y):
 def test_optimal_only_when_the_recomputed_objective_equals_the_oracle(name):
     """Lower <= upper; a finished exact search is certified ("optimal", no far target here to stop it) and its
     tree's objective, recomputed from the data, equals the oracle's optimum within the rule."""
-    cls = registered_estimators()[name]
+    cls = solvers.estimators()[name]
     data, params, check = CASES[name]
     task = "regression" if issubclass(cls, TreeRegressorMixin) else "classification"
 
@@ -214,7 +201,7 @@ def test_one_far_target_no_longer_hides_the_optimum(name):
     both returned 1.152 as "optimal". Now the optimal tree comes back, and since float64 sums of targets centred
     at 47,619 resolve its loss only to about 0.03, the status says the optimum is not certified."""
     X, y = _one_far_target()
-    est = _fit(registered_estimators()[name], {"max_depth": 2}, X.astype(float), y)
+    est = _fit(solvers.estimators()[name], {"max_depth": 2}, X.astype(float), y)
     optimum = bf.continuous_optimum(X.astype(float), y, 2, "regression")
     assert est.tree_.squared_error(X, y) == pytest.approx(0.576, abs=1e-9)
     assert_sse_equal(est.tree_, _oracle_tree(optimum, X.astype(float), y), X, y)
@@ -227,7 +214,7 @@ def test_dpdt_regression_at_an_offset_is_the_oracles(offset):
     """Issue 16, 2: leaf losses from raw sums y^2 - mean^2 cancel: L was -9.16e-05 at 1e6 and a leaf at 1e8."""
     X = np.array([[0.], [1.], [2.], [3.]])
     y = offset + np.array([0, .01, .01, .03])
-    est = _fit(registered_estimators()["DPDTRegressor"], {"max_depth": 1, "generator": "exhaustive"}, X, y)
+    est = _fit(solvers.estimators()["DPDTRegressor"], {"max_depth": 1, "generator": "exhaustive"}, X, y)
     best = _oracle_tree(bf.continuous_optimum(X, y, 1, "regression"), X, y)
     assert est.result_.status == "optimal" and est.result_.objective >= 0
     assert_sse_equal(est.tree_, best, X, y)
@@ -238,7 +225,7 @@ def test_cart_regression_objective_is_the_recomputed_one_at_an_offset():
     """Issue 16, 2: CARTRegressor reported 0.0 for a tree whose squared error is 1e-4 at offset 1e8."""
     X = np.array([[0.], [1.], [2.], [3.]])
     y = 1e8 + np.array([0, .01, .01, .03])
-    est = _fit(registered_estimators()["CARTRegressor"], {"max_depth": 1}, X, y)
+    est = _fit(solvers.estimators()["CARTRegressor"], {"max_depth": 1}, X, y)
     L = est.tree_.squared_error(X, y)
     assert L > 1e-5 and est.result_.objective == pytest.approx(L, rel=1e-6)
 
@@ -246,7 +233,7 @@ def test_cart_regression_objective_is_the_recomputed_one_at_an_offset():
 def test_dpdt_exhaustive_cuts_values_closer_than_1e_7():
     """Issue 16, 3: the exhaustive generator skipped cuts between values closer than scikit-learn's 1e-7 and still
     certified L = 0.5; the optimum is 0. Values 1 ulp apart are cut too (at the lower value)."""
-    cls = registered_estimators()["DPDTClassifier"]
+    cls = solvers.estimators()["DPDTClassifier"]
     for x in (1e-8, np.nextafter(1.0, 2.0) - 1.0):
         X = np.array([[0.], [x]]) + (0.0 if x > 1e-9 else 1.0)
         est = _fit(cls, {"max_depth": 1, "generator": "exhaustive"}, X, [0, 1])
@@ -258,7 +245,7 @@ def test_dpdt_splits_targets_of_scale_1e_9():
     """Issue 16, 4: an absolute purity cut-off (impurity > 2.2e-16) made y = [0, 1, 0, 1] * 1e-9 a leaf."""
     X = np.array([[0.], [1.], [2.], [3.]])
     y = np.array([0., 1., 0., 1.]) * 1e-9
-    est = _fit(registered_estimators()["DPDTRegressor"], {"max_depth": 2, "generator": "exhaustive"}, X, y)
+    est = _fit(solvers.estimators()["DPDTRegressor"], {"max_depth": 2, "generator": "exhaustive"}, X, y)
     assert est.result_.status == "optimal" and est.result_.objective == 0.0
     assert est.tree_.squared_error(X, y) == 0.0
 
@@ -268,7 +255,7 @@ def test_murtree_bounds_of_a_finished_search_are_one_rounding():
     X = np.repeat(np.array(list(itertools.product([0, 1], repeat=3))), 20, axis=0)
     y = X.sum(axis=1) % 2
     y[[0, 25, 50, 75]] ^= 1
-    est = _fit(registered_estimators()["MurTreeClassifier"], {"max_depth": 3, "alpha": 8.64}, X, y)
+    est = _fit(solvers.estimators()["MurTreeClassifier"], {"max_depth": 3, "alpha": 8.64}, X, y)
     assert est.tree_.murtree_objective(X, y, 8.64, exact=True) == Fraction(1612, 25)
     assert est.result_.lower_bound == est.result_.upper_bound == 64.48
     assert est.result_.status == "optimal"
@@ -281,7 +268,7 @@ def test_overflowing_targets_are_uncertified(name, params):
     """Issue 16, 7: targets near 1e200 gave objective inf (Quant-BnB), nan (DPDT) or a leaf (MurTree), "optimal"."""
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=float)
     y = np.array([1., 2., 3., 4.] * 2) * 1e200
-    est = _fit(registered_estimators()[name], params, X, y)
+    est = _fit(solvers.estimators()[name], params, X, y)
     assert est.result_.status == "uncertified" and est.result_.stats["certificate"].startswith("overflow")
     assert not math.isnan(est.result_.lower_bound) and est.result_.lower_bound <= est.result_.upper_bound
 
@@ -289,7 +276,7 @@ def test_overflowing_targets_are_uncertified(name, params):
 def test_a_weight_rounded_to_a_denominator_of_10_6_says_so():
     """Issue 16: lambda and alpha were silently rounded to a denominator of at most 10^6."""
     X, y = np.array([[0], [1], [1]]), np.array([0, 1, 0])
-    cls = registered_estimators()["MurTreeClassifier"]
+    cls = solvers.estimators()["MurTreeClassifier"]
     with pytest.warns(UserWarning, match=r"0\.1234567 .* reads it as 118383/958903"):
         cls(max_depth=1, alpha=0.1234567).fit(X, y)
     with warnings.catch_warnings():

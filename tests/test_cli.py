@@ -63,6 +63,8 @@ def test_help_answers_without_importing_the_solvers():
     (["solve", "cart", "sklearn/iris", "--target", "species"], "--target applies to a CSV file"),
     (["solve", "cart", "sklearn/iris", "--depth", "-1"], "max_depth"),
     (["warmup", "cartt"], "unknown algorithm 'cartt'"),
+    (["solve", "cart", "sklearn/iris", "--lam", "0.1"], "cart has no option 'lam'; it takes: depth, time_limit"),
+    (["solve", "cart", "sklearn/iris", "--depth"], "--depth needs a value"),
 ])
 def test_usage_errors_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -73,7 +75,8 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, message):
 def test_argparse_errors_exit_2(capsys):
     assert cli.main(["solve", "cart", "sklearn/iris", "--depth", "two"]) == 2
     assert cli.main(["frobnicate"]) == 2
-    capsys.readouterr()
+    assert cli.main(["data", "list", "--depth", "2"]) == 2  # algorithm options belong to `solve` only
+    assert "unrecognized arguments: --depth 2" in capsys.readouterr().err
 
 
 def test_runtime_errors_exit_1(capsys, tmp_path):
@@ -93,6 +96,34 @@ def test_classifier_refused_on_a_regression_data_set_and_vice_versa(capsys):
     assert code == 2 and err.rstrip().endswith("use one of: cart, dpdt, quantbnb")
     code, out, _ = run(capsys, "solve", "cart-regressor", "sklearn/diabetes", "--depth", "2", "--json")
     assert code == 0 and json.loads(out)["squared_error"] > 0
+
+
+# -- solve: the algorithms' options come from the registry ------------------------------------------------
+
+def test_solve_list_shows_every_registered_algorithm_with_its_options(capsys):
+    code, out, _ = run(capsys, "solve", "--list")
+    assert code == 0
+    for spec in solvers.specs():
+        line = next(line for line in out.splitlines() if line.split()[:2] == [spec.name, spec.task])
+        options = out.splitlines()[out.splitlines().index(line) + 1]
+        assert all(f"--{o.replace('_', '-')} ({p})" in options for o, p in spec.options.items()), options
+
+
+@pytest.mark.parametrize("argv", [["cart", "sklearn/iris", "--depth", "2", "--time-limit", "60"],
+                                  ["--depth=2", "cart", "--time-limit=60", "sklearn/iris"],
+                                  ["cart", "--depth", "2", "sklearn/iris", "--time-limit", "60"]])
+def test_solve_options_stand_anywhere_and_reach_the_estimator(capsys, monkeypatch, argv):
+    """Every registry option takes one value, so `--depth 2` before the positionals is not read as ALGO."""
+    seen = {}
+
+    def fit(name, data, **options):
+        seen.update(options, name=name, data=data.name)
+        raise KeyboardInterrupt  # stop here: the options are what this test checks
+
+    monkeypatch.setattr(solvers, "fit", fit)
+    assert run(capsys, "solve", *argv)[0] == 130
+    assert seen == {"name": "cart", "data": "sklearn/iris", "progress": False, "memory_limit": "auto",
+                    "depth": 2, "time_limit": 60}
 
 
 # -- solve: CSV, --json, --progress -------------------------------------------------------------------

@@ -16,7 +16,7 @@ from odtlab import datasets, solvers  # noqa: E402
 from odtlab.encoders import ThresholdBinarizer  # noqa: E402
 from odtlab.plotting import plot_tree  # noqa: E402
 
-ESTIMATORS = sorted({solvers.get(name).estimator for name in solvers.available()}, key=lambda c: c.__name__)
+ESTIMATORS = sorted(solvers.estimators().values(), key=lambda c: c.__name__)
 IDS = [cls.__name__ for cls in ESTIMATORS]
 SMALL = {"max_depth": 2}  # every estimator takes it; Branches gets a penalty instead (see _fitted)
 

@@ -1,6 +1,9 @@
 """The set-up files agree with each other (pyproject, environment.yml, Makefile, CI and README), and the
 package's top-level names resolve."""
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -63,12 +66,25 @@ def test_top_level_names_are_the_modules_objects_and_unknown_names_fail_clearly(
     import importlib
 
     import odtlab
+    from odtlab import solvers
 
+    estimators = solvers.estimators()
+    assert set(odtlab.__all__) == set(odtlab._EXPORTS) | set(estimators)  # every registered estimator, no other
     for name in odtlab.__all__:
-        module = importlib.import_module(odtlab._EXPORTS[name])
+        module = importlib.import_module(odtlab._EXPORTS.get(name) or estimators[name].__module__)
         assert getattr(odtlab, name) is getattr(module, name)
     assert set(odtlab.__all__) <= set(dir(odtlab))
     from odtlab import MurTreeClassifier, datasets  # a name and a submodule side by side
     assert MurTreeClassifier.__module__ == "odtlab.solvers.murtree" and datasets.__name__ == "odtlab.datasets"
     with pytest.raises(AttributeError, match="no attribute 'MurTree'"):
         odtlab.MurTree
+
+
+def test_import_odtlab_and_a_submodule_load_no_solver_and_no_numba():
+    """The estimators come from the registry, yet ``import odtlab``, ``from odtlab import cli`` (a submodule the
+    top level looks up by name first) and a private name leave the solvers and numba unimported."""
+    code = ("import sys, odtlab\nfrom odtlab import cli\nhasattr(odtlab, '_ipython_display_')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'numba' or m.startswith('odtlab.solvers')))")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

@@ -1,9 +1,13 @@
-"""The search runtime contract, exercised with the CART kernel (the simplest real kernel)."""
+"""The search runtime contract, exercised with the CART kernel (the simplest real kernel), and its iteration
+numbering on every registered algorithm."""
+import inspect
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_wine
 
 from odtlab import events as ev
+from odtlab import solvers
 from odtlab.core import events as core
 from odtlab.core import cart as cart_kernels
 from odtlab.search import Search
@@ -153,28 +157,29 @@ def test_event_codes_cannot_be_reused():
         core.event_kind(cart_kernels.CART_SPLIT, "SomethingElse", "other")
 
 
-def _every_algorithm():
-    from odtlab.solvers.branches import BranchesClassifier
-    from odtlab.solvers.cart import CARTClassifier
-    from odtlab.solvers.dpdt import DPDTClassifier
-    from odtlab.solvers.murtree import MurTreeClassifier
-    from odtlab.solvers.quantbnb import QuantBnBClassifier
+# every registered algorithm, once per compiled kernel variant (Quant-BnB: depth 2 and 3)
+EVERY_ALGORITHM = [(spec, variant) for spec in solvers.specs() for variant in spec.variants]
 
+
+def _every_algorithm(spec, variant):
+    """The estimator (depth 3 where it takes a depth, then the variant's parameters) and small data of the
+    kind it reads: category codes, 0/1 columns or floats; class labels or targets."""
     rng = np.random.default_rng(3)
-    codes = rng.integers(0, 3, size=(40, 3))
-    binary = rng.integers(0, 2, size=(40, 4))
-    real = rng.normal(size=(40, 3))
-    y = (codes[:, 0] + binary[:, 1] + (real[:, 2] > 0)) % 2
-    return [(CARTClassifier(max_depth=3), real, y), (BranchesClassifier(lam=0.02), codes, y),
-            (MurTreeClassifier(max_depth=3), binary, y), (QuantBnBClassifier(max_depth=2), real, y),
-            (QuantBnBClassifier(max_depth=3), real, y), (DPDTClassifier(max_depth=3), real, y)]
+    X = {"categorical": rng.integers(0, 3, size=(40, 3)), "binary": rng.integers(0, 2, size=(40, 4)),
+         "numeric": rng.normal(size=(40, 3))}
+    y = (X["categorical"][:, 0] + X["binary"][:, 1] + (X["numeric"][:, 2] > 0)) % 2
+    if spec.task == "regression":
+        y = y + X["numeric"][:, 0]
+    depth = {"max_depth": 3} if "max_depth" in inspect.signature(spec.estimator).parameters else {}
+    return spec.estimator(**{**depth, **variant}), X[spec.estimator._input], y
 
 
-@pytest.mark.parametrize("case", range(6))
-def test_every_algorithm_numbers_iterations_from_one(case):
+@pytest.mark.parametrize("spec, variant", EVERY_ALGORITHM,
+                         ids=[f"{spec.name}{''.join(f'-{v}' for v in variant.values())}" for spec, variant in EVERY_ALGORITHM])
+def test_every_algorithm_numbers_iterations_from_one(spec, variant):
     """One convention for captions and plots: SearchStarted (Init) carries 0, the k-th iteration's events carry k,
     Terminated carries the number of iterations done."""
-    estimator, X, y = _every_algorithm()[case]
+    estimator, X, y = _every_algorithm(spec, variant)
     search = estimator.search(X, y, record="full")
     events = list(search.steps())
     its = [e.iteration for e in events]

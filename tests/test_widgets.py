@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
+from odtlab import solvers
 from odtlab.search import Search
 from odtlab.solvers.cart import CARTClassifier, CARTRegressor, CARTSolver
 from odtlab.widgets import (BoundPlot, EventLog, SearchGraphView, SearchPlayer, StaticPlayer, TreeView, explore,
@@ -735,23 +736,20 @@ def test_dpdt_mdp_and_q_values(iris):
 
 
 def test_every_algorithm_view_renders_to_png(iris_named, binary_data, picture_folders):
-    """The demo pictures of docs/img: one frame of every algorithm, every drawing view."""
-    from odtlab.solvers.branches import BranchesClassifier
-    from odtlab.solvers.dpdt import DPDTClassifier
-    from odtlab.solvers.murtree import MurTreeClassifier
-    from odtlab.solvers.quantbnb import QuantBnBClassifier
-
+    """The demo pictures of docs/img: one frame of every registered classification algorithm (CART's in
+    test_every_drawing_view_renders_to_png), every drawing view."""
     rng = np.random.default_rng(3)
     Xc = pd.DataFrame(rng.integers(0, 3, size=(60, 4)), columns=["colour", "size", "shape", "weight"])
     yc = (Xc["colour"] == Xc["size"]).astype(int) ^ (rng.random(60) < 0.1)
     cases = {  # the frame: the first event of the kind named at or after that fraction of the search
-        "branches": (BranchesClassifier(lam=0.01), Xc, yc, 0.4, None),
-        "murtree": (MurTreeClassifier(max_depth=4), *binary_data, 0.3, "CacheHit"),
-        "quantbnb": (QuantBnBClassifier(max_depth=2), *iris_named, 0.1, None),
-        "dpdt": (DPDTClassifier(max_depth=2, candidates=(3, 2)), *iris_named, 0.62, "StateSolved"),
+        "branches": ({"lam": 0.01}, Xc, yc, 0.4, None),
+        "murtree": ({"max_depth": 4}, *binary_data, 0.3, "CacheHit"),
+        "quantbnb": ({"max_depth": 2}, *iris_named, 0.1, None),
+        "dpdt": ({"max_depth": 2, "candidates": (3, 2)}, *iris_named, 0.62, "StateSolved"),
     }
-    for name, (est, X, y, where, kind) in cases.items():
-        player = explore(est, X, y)
+    assert set(cases) | {"cart"} == {spec.name for spec in solvers.specs() if spec.task == "classification"}
+    for name, (params, X, y, where, kind) in cases.items():
+        player = explore(solvers.get(name).estimator(**params), X, y)
         player.run_to_end()
         k = int(where * player.recording.n)
         if kind is not None:

@@ -1,14 +1,16 @@
 """The solver registry: every algorithm registers its estimator and command-line options here.
 
-``odtlab solve ALGO DATASET``, ``odtlab warmup`` and :func:`solve` look algorithms up by name, so a new algorithm plugs
-into the command line, the experiment runner and the widgets by calling :func:`register` once.
+``odtlab solve ALGO DATASET``, ``odtlab warmup`` and :func:`solve` look algorithms up by name, and the top-level
+``odtlab.NAME`` estimators (:func:`estimators`) come from here, so a new algorithm plugs into the command line, the
+experiment runner, the widgets and the tests by adding a module to this package that calls :func:`register`.
 """
 from dataclasses import dataclass, field
 import importlib
+import pkgutil
 
-# Modules that register a solver when imported; the registry imports them on first use.
-SOLVER_MODULES = ("odtlab.solvers.cart", "odtlab.solvers.branches", "odtlab.solvers.murtree", "odtlab.solvers.quantbnb",
-                  "odtlab.solvers.dpdt")
+# Every public module of this package registers a solver when imported; the registry imports them on first use
+# (a new odtlab/solvers/ALGO.py is found without being listed anywhere).
+SOLVER_MODULES = tuple(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,17 @@ def available():
     """Names of the registered algorithms."""
     _load()
     return sorted(_REGISTRY)
+
+
+def specs():
+    """The :class:`SolverSpec` of every registered algorithm, sorted by name."""
+    return [get(name) for name in available()]
+
+
+def estimators():
+    """Every registered estimator class by class name (``{"CARTClassifier": CARTClassifier, ...}``): the
+    top-level ``odtlab.CARTClassifier`` names and the every-estimator tests read this."""
+    return {spec.estimator.__name__: spec.estimator for spec in specs()}
 
 
 def get(name):
