@@ -28,7 +28,9 @@ import argparse
 import importlib.util
 import json
 import os
+import signal
 import sys
+import threading
 
 
 def _lazy_module(name):
@@ -431,12 +433,31 @@ def _run(argv):
 
 
 def main(argv=None) -> int:
-    """Run the ``odtlab`` command with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    """Run the ``odtlab`` command with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    Ctrl-C anywhere prints one line and exits 130, even when the KeyboardInterrupt it raised was swallowed on
+    its way (raised inside a finaliser, or by a search that finished in the same kernel call): the SIGINT
+    handler notes every interrupt, and a noted one decides the exit code."""
+    caught = []
+
+    def on_sigint(signum, frame):
+        caught.append(signum)
+        raise KeyboardInterrupt
+
+    watch = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if watch else None
+    code = None
     try:
-        return _run(argv)
+        code = _run(argv)
     except KeyboardInterrupt:
+        caught.append(signal.SIGINT)
+    finally:
+        if watch:
+            signal.signal(signal.SIGINT, previous)
+    if caught:
         print("odtlab: interrupted", file=sys.stderr, flush=True)
         return 130
+    return code
 
 
 if __name__ == "__main__":
