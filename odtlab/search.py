@@ -198,7 +198,7 @@ class Search:
         self._events_bytes = 0
         self._recorded = False  # whether a kernel call wrote events into the buffer
         self._grow_seconds = 0.0
-        self.events_dropped = 0  # events not kept: the log reached a quarter of the memory limit
+        self.events_dropped = 0  # events not kept: the log reached a quarter of the memory budget
         self.memory_budget = None  # bytes the search may hold in the last run (memory.state_budget); None: no limit
         self._status = "running"
         self._chunk_iterations = max(int(getattr(solver, "first_chunk", 16)), 1)
