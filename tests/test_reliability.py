@@ -115,7 +115,8 @@ def test_branches_state_never_passes_the_cap_and_keeps_its_tree_and_gap(cap_mib,
 def test_kept_events_count_and_stop_at_a_quarter_of_the_limit(state_only):
     data = datasets.load("branches/car-eval-f")
     search = Search(BranchesSolver(data.X, data.y, lam=0.01), record="full")
-    with pytest.warns(RuntimeWarning, match=r"event log stops at \d+ events \(a quarter of the search's memory budget\)"):
+    quarter = r"event log stops at \d+ events \(a quarter of the search's memory budget\)"
+    with pytest.warns(RuntimeWarning, match=quarter):
         search.run(memory_limit=24 * MIB)
     assert search.events_dropped > 0 and search.events().nbytes <= 6 * MIB
     assert search._memory() <= 24 * MIB
@@ -145,7 +146,7 @@ def test_peak_rss_stays_under_1_25_times_the_limit_and_is_reported():
         done.set(); t.join()
         print(json.dumps({"status": result.status, "gap": result.gap, "limit": limit, "hwm": status("VmHWM"),
                           "sampled": peak[0], "reported": result.stats.get("peak_rss"),
-                          "held": held, "state": search._memory(), "budget": search.memory_budget}))
+                          "held": held, "state": search._memory(), "budget": getattr(search, "memory_budget", None)}))
     """)
     assert out["status"] == "memory_limit" and out["gap"] > 0
     assert out["hwm"] <= 1.25 * out["limit"]
