@@ -2,17 +2,21 @@
 
 1. **Peak RSS / limit.** ``BranchesClassifier(lam=0.01).search(X, y).run(time_limit=300, memory_limit=cap)`` on
    branches/kr-vs-kp (the search every method of the Branches paper timed out on) at each ``--caps`` (GiB),
-   one fresh process per cap, run one after another. A thread samples the process's resident memory every
-   10 ms. Printed: status, seconds, the state over the cap, the peak RSS over the cap, and the RSS growth
-   during the search (peak minus the RSS before ``run``: what the limit bounds) over the cap.
+   one fresh process per cap, run one after another. The cap is the ceiling of the process's resident memory
+   (``odtlab.memory``): the search gets the cap less what the process holds when the search starts. A thread
+   samples the process's resident memory every 10 ms. Printed: status, seconds, gap, the search's memory at
+   the stop over the cap, the peak RSS over the cap (absolute: the whole process), the peak RSS the result
+   reports (``stats["peak_rss"]``) over the cap, and the RSS before ``run``.
 2. **Worst time-limit overshoot, warm.** Each solver on a problem it cannot finish, with time limits of
    0.05, 0.5 and 2 s, after one warm-up fit (compiled kernels loaded): the largest ``elapsed - limit``.
-3. **State over the cap.** Branches (kr-vs-kp) and DPDT's exhaustive generator under small caps (8-64 MiB):
-   the largest state / cap at the stop.
+3. **State over its budget.** Branches (kr-vs-kp) and DPDT's exhaustive generator with budgets of 8-64 MiB
+   above what the process holds: the largest state / budget at the stop.
+4. **Memory per fit.** One fit per solver on a benchmark set (60 s limit): the result's ``peak_memory`` (the
+   most the search held) and ``peak_rss`` (the process's peak resident memory during the search).
 
-Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss]``. The
-kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory: run them on a
-machine with that much free.
+Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss |
+--only-memory]``. The kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory:
+run them on a machine with that much free.
 """
 import argparse
 import json
@@ -49,15 +53,15 @@ def child(cap, time_limit):
     done.set()
     thread.join()
     print(json.dumps({"cap": cap, "status": result.status, "seconds": seconds, "gap": result.gap,
-                      "iterations": result.stats["iterations"], "state": search.solver.nbytes() / (cap * GIB),
-                      "held": search._memory() / (cap * GIB), "peak_rss": peak[0] / (cap * GIB),
-                      "growth": (peak[0] - base) / (cap * GIB), "base_gib": base / GIB}))
+                      "iterations": result.stats["iterations"], "held": search._memory() / (cap * GIB),
+                      "budget": search.memory_budget / (cap * GIB), "peak_rss": peak[0] / (cap * GIB),
+                      "reported": result.stats["peak_rss"] / (cap * GIB), "base_gib": base / GIB}))
 
 
 def rss_table(caps, time_limit):
     print(f"1. branches/kr-vs-kp, lambda = 0.01, time limit {time_limit:g} s, one process per cap")
-    print(f"{'cap GiB':>8} {'status':>13} {'seconds':>8} {'gap':>7} {'state/cap':>10} {'RSS/cap':>8} "
-          f"{'growth/cap':>11} {'RSS before GiB':>15}")
+    print(f"{'cap GiB':>8} {'status':>13} {'seconds':>8} {'gap':>7} {'search/cap':>11} {'budget/cap':>11} "
+          f"{'peak RSS/cap':>13} {'reported/cap':>13} {'RSS before GiB':>15}")
     import psutil
 
     for cap in caps:
@@ -72,8 +76,9 @@ def rss_table(caps, time_limit):
             print(f"{cap:>8g} failed (exit {out.returncode}): {out.stderr.strip()[-300:]}")
             continue
         r = json.loads(lines[-1])
-        print(f"{cap:>8g} {r['status']:>13} {r['seconds']:>8.1f} {r['gap']:>7.4f} {r['state']:>10.3f} "
-              f"{r['peak_rss']:>8.2f} {r['growth']:>11.2f} {r['base_gib']:>15.2f}", flush=True)
+        print(f"{cap:>8g} {r['status']:>13} {r['seconds']:>8.1f} {r['gap']:>7.4f} {r['held']:>11.3f} "
+              f"{r['budget']:>11.3f} {r['peak_rss']:>13.3f} {r['reported']:>13.3f} {r['base_gib']:>15.2f}",
+              flush=True)
 
 
 def overshoot_table():
@@ -101,9 +106,9 @@ def overshoot_table():
 
 
 def state_table():
-    from odtlab import BranchesClassifier, DPDTClassifier, datasets
+    from odtlab import BranchesClassifier, DPDTClassifier, datasets, memory
 
-    print("\n3. state / cap when a memory limit stops the search")
+    print("\n3. search memory / its budget when a memory limit stops the search (limit: RSS + 8-64 MiB)")
     cases = [("branches kr-vs-kp", lambda cap: BranchesClassifier(lam=0.01, memory_limit=cap), "branches/kr-vs-kp"),
              ("dpdt exhaustive d5", lambda cap: DPDTClassifier(max_depth=5, generator="exhaustive", memory_limit=cap),
               "sklearn/digits")]
@@ -111,27 +116,54 @@ def state_table():
     for name, make, dataset in cases:
         data = datasets.load(dataset)
         for mib in (8, 16, 64):
-            est = make(mib * 2 ** 20).set_params(time_limit=60, record="none").fit(data.X, data.y)
-            ratio = est.search_.solver.nbytes() / (mib * 2 ** 20)
+            est = make(memory.process_rss() + mib * 2 ** 20).set_params(time_limit=60, record="none")
+            est.fit(data.X, data.y)
+            ratio = est.search_._memory() / est.search_.memory_budget
             worst = max(worst, ratio)
-            print(f"  {name:<20} cap {mib:>3} MiB: {est.result_.status:<13} state/cap {ratio:.3f}", flush=True)
-    print(f"  largest state / cap: {worst:.3f}")
+            print(f"  {name:<20} +{mib:>3} MiB: {est.result_.status:<13} budget "
+                  f"{est.search_.memory_budget / 2**20:6.1f} MiB, search / budget {ratio:.3f}", flush=True)
+    print(f"  largest search memory / budget: {worst:.3f}")
+
+
+def memory_table():
+    from odtlab import (BranchesClassifier, CARTClassifier, DPDTClassifier, MurTreeClassifier, QuantBnBClassifier,
+                        datasets, memory)
+
+    print("\n4. memory per fit (result.stats: peak_memory, the search; peak_rss, the process), 60 s limit")
+    cases = [("branches", lambda: BranchesClassifier(lam=0.01), "branches/lymph-f"),
+             ("murtree d4", lambda: MurTreeClassifier(max_depth=4), "dl/ionosphere"),
+             ("quantbnb d3", lambda: QuantBnBClassifier(max_depth=3), "quantbnb/bidding"),
+             ("dpdt exhaustive d4", lambda: DPDTClassifier(max_depth=4, generator="exhaustive"), "sklearn/digits"),
+             ("cart", CARTClassifier, "sklearn/digits")]
+    for name, make, dataset in cases:  # one estimator at a time: a finished fit's search is freed before the next
+        data = datasets.load(dataset)
+        before = memory.process_rss()
+        result = make().set_params(time_limit=60, record="none").fit(data.X, data.y).result_
+        stats = result.stats
+        print(f"  {name:<20} {dataset:<20} {result.status:<13} {stats['seconds']:6.1f} s  search peak "
+              f"{stats['peak_memory'] / 2**20:8.1f} MiB  process peak {stats['peak_rss'] / 2**20:8.1f} MiB "
+              f"(before the fit {before / 2**20:.0f} MiB)", flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--caps", default="0.5,2,4", help="GiB, comma-separated (kr-vs-kp runs, one at a time)")
     parser.add_argument("--time-limit", type=float, default=300.0)
-    parser.add_argument("--skip-rss", action="store_true", help="only the overshoot and state tables")
+    parser.add_argument("--skip-rss", action="store_true", help="only the overshoot, state and memory tables")
+    parser.add_argument("--only-memory", action="store_true", help="only the memory-per-fit table")
     parser.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(args.child, args.time_limit)
         return
+    if args.only_memory:
+        memory_table()
+        return
     if not args.skip_rss:
         rss_table([float(c) for c in args.caps.split(",")], args.time_limit)
     overshoot_table()
     state_table()
+    memory_table()
 
 
 if __name__ == "__main__":

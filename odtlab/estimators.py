@@ -73,8 +73,9 @@ COMMON_CONSTRAINTS = {
 #: The end of every estimator's docstring: the ``memory_limit`` parameter that every estimator takes
 #: (:meth:`TreeEstimator.__init_subclass__`), then the Attributes section.
 ATTRIBUTES_DOC = """    memory_limit : "auto", None, bytes or a size string such as "4GiB", keyword-only, default="auto"
-        Cap on the search's memory (:mod:`odtlab.memory`): "auto" is half the memory available when ``fit``
-        starts; a search that reaches the cap stops with status ``memory_limit`` and keeps its tree and gap.
+        Ceiling of the process's resident memory while the search runs (:mod:`odtlab.memory`): "auto" lets
+        the search take half the memory available when ``fit`` starts; a search that reaches the cap stops
+        with status ``memory_limit`` and keeps its tree and gap.
 
     Attributes
     ----------

@@ -151,7 +151,8 @@ class Result:
         rows = [("status", self.status), ("objective", number(self.objective)),
                 ("bounds", f"[{number(self.lower_bound)}, {number(self.upper_bound)}]"), ("gap", number(self.gap)),
                 ("iterations", self.stats.get("iterations")),
-                ("seconds", f"{self.stats['seconds']:.3g}" if "seconds" in self.stats else None)]
+                ("seconds", f"{self.stats['seconds']:.3g}" if "seconds" in self.stats else None),
+                ("memory", _memory_row(self.stats))]
         return card(f"Result of {self.algorithm} ({self.sense}imise)", rows,
                     self.tree.to_svg() if self.tree is not None else "")
 
@@ -193,10 +194,12 @@ class Search:
         self._history = []
         self._seconds = 0.0
         self._peak_bytes = 0
+        self._peak_rss = None  # the process's peak resident memory while this search ran (bytes)
         self._events_bytes = 0
         self._recorded = False  # whether a kernel call wrote events into the buffer
         self._grow_seconds = 0.0
-        self.events_dropped = 0  # events not kept: the log reached a quarter of the memory limit
+        self.events_dropped = 0  # events not kept: the log reached a quarter of the memory budget
+        self.memory_budget = None  # bytes the search may hold in the last run (memory.state_budget); None: no limit
         self._status = "running"
         self._chunk_iterations = max(int(getattr(solver, "first_chunk", 16)), 1)
         self._note_bounds()
@@ -209,16 +212,25 @@ class Search:
             self._history.append((it, lower, upper, self._seconds))
         self._peak_bytes = max(self._peak_bytes, self._memory())
 
+    def _sample_rss(self):
+        """Note the process's resident memory now (2 us on Linux) into the peak the stats report."""
+        rss = memory.process_rss()
+        if rss is not None:
+            self._peak_rss = max(self._peak_rss or 0, rss)
+
     def _call(self, level, max_iterations, memory_limit, deadline=None):
         """One kernel call, growing arrays as asked: ``(records, status)``; status is the kernel's, or
-        "memory_limit" when the state cannot grow within ``memory_limit``, or "time_limit" when a growth
-        step would end past ``deadline`` (a ``perf_counter`` time; a step is estimated at twice the last)."""
+        "memory_limit" when the state cannot grow within ``memory_limit`` (the bytes the search may hold,
+        :func:`odtlab.memory.state_budget`), or "time_limit" when a growth step would end past ``deadline``
+        (a ``perf_counter`` time; a step is estimated at twice the last). The process's resident memory is
+        sampled after every kernel call and every growth step."""
         kernel = self.solver.kernel(core.LEVELS[level])
         self._recorded = self._recorded or level != "none"
         parts = []
         while True:
             n, status = self.solver.advance(kernel, self._buffer, max_iterations)
             parts.append(self._buffer[:n].copy())
+            self._sample_rss()
             if status != core.STATUS_GROW:
                 break
             if deadline is not None and time.perf_counter() + 2 * self._grow_seconds > deadline:
@@ -230,6 +242,7 @@ class Search:
             with memory.deferred_interrupt():
                 grown = self.solver.grow()
             self._grow_seconds = time.perf_counter() - t0
+            self._sample_rss()
             if grown is False or (memory_limit is not None and self._memory() > memory_limit):
                 status = "memory_limit"
                 break
@@ -242,14 +255,14 @@ class Search:
         return self.solver.nbytes() + self._events_bytes + (self._buffer.nbytes if self._recorded else 0)
 
     def _keep(self, records, memory_limit):
-        """Keep a call's events, unless they would take more than a quarter of ``memory_limit``: then the
-        log stops (with one warning) and the memory goes to the search."""
+        """Keep a call's events, unless they would take more than a quarter of ``memory_limit`` (the search's
+        budget): then the log stops (with one warning) and the memory goes to the search."""
         if not (records.size and self.keep_events):
             return
         if memory_limit is not None and 4 * (self._events_bytes + records.nbytes) > memory_limit:
             if not self.events_dropped:
                 warnings.warn(f"{self.solver.name}: the event log stops at {self._events_bytes // records.itemsize} "
-                              f"events (a quarter of the memory limit); the search goes on", RuntimeWarning,
+                              f"events (a quarter of the search's memory budget); the search goes on", RuntimeWarning,
                               stacklevel=3)
             self.events_dropped += records.size
             return
@@ -276,18 +289,24 @@ class Search:
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
         ``time_limit`` (seconds) and ``max_iterations`` count from this call, after the kernel is
-        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`). ``memory_limit`` caps what the
-        search holds, its state and the events it keeps (bytes, a size such as ``"4GiB"``, None for no limit,
-        or "auto": :func:`odtlab.memory.default_memory_limit`, half the available memory); see
-        :mod:`odtlab.memory` for what it promises. Ctrl-C stops between kernel calls and is held during a
-        growth step. Nothing is lost on a stop: the result holds the incumbent tree and certified bounds,
-        and ``run()`` again resumes.
+        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`). ``memory_limit`` is the
+        ceiling of the process's resident memory (bytes, a size such as ``"4GiB"``, None for no limit, or
+        "auto": :func:`odtlab.memory.default_memory_limit`, the search may take half the available memory):
+        once the kernel is compiled, the search (its state and the events it keeps) gets the limit less what
+        the process holds outside it (:func:`odtlab.memory.state_budget`); see :mod:`odtlab.memory` for what
+        it promises. Ctrl-C stops between kernel calls and is held during a growth step. Nothing is lost on
+        a stop: the result holds the incumbent tree and certified bounds, and ``run()`` again resumes.
+        The result's ``stats`` hold ``peak_memory`` (the most the search held, bytes) and ``peak_rss`` (the
+        process's peak resident memory while the search ran, after compilation; see :meth:`result`).
         """
         for name, value in (("time_limit", time_limit), ("max_iterations", max_iterations)):
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
-        memory_limit = memory.check_memory_limit(memory_limit)
+        memory.check_memory_limit(memory_limit)  # a wrong value fails before any compilation
         warmup.compile_kernel(self.solver, self.record, self._buffer)  # before the clock: the limit is the search's
+        high_water = memory.process_peak_rss()
+        self._sample_rss()
+        budget = self.memory_budget = memory.state_budget(memory.check_memory_limit(memory_limit), self._memory())
         start = time.perf_counter()
         deadline = None if time_limit is None else start + time_limit
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
@@ -306,18 +325,18 @@ class Search:
                 if time_limit is not None and elapsed >= time_limit:
                     self._status = "time_limit"
                     break
-                budget = self._chunk_iterations
+                iterations = self._chunk_iterations
                 if target is not None:
-                    budget = min(budget, target - self.solver.iterations)
+                    iterations = min(iterations, target - self.solver.iterations)
                 t0 = time.perf_counter()
-                records, status = self._call(self.record, budget, memory_limit, deadline)
+                records, status = self._call(self.record, iterations, budget, deadline)
                 dt = time.perf_counter() - t0
                 self._seconds += dt
-                self._keep(records, memory_limit)
+                self._keep(records, budget)
                 self._note_bounds()
                 if status in ("memory_limit", "time_limit"):
                     self._status = status
-                elif memory_limit is not None and self._memory() > memory_limit:
+                elif budget is not None and self._memory() > budget:
                     self._status = "memory_limit"
                 elif dt < 0.02:  # keep calls near 20-100 ms so limits and Ctrl-C act within ~0.1 s
                     self._chunk_iterations = min(self._chunk_iterations * 2, 1 << 30)
@@ -330,7 +349,15 @@ class Search:
         finally:
             if bar is not None:
                 bar.close()
+            self._note_peak_rss(high_water)
         return self.result()
+
+    def _note_peak_rss(self, high_water):
+        """After a run: when the process's high-water mark rose above ``high_water`` (its value when the run
+        started), the run set it, so it is the run's exact peak; otherwise the samples' peak stands."""
+        now = memory.process_peak_rss()
+        if high_water is not None and now is not None and now > high_water:
+            self._peak_rss = max(self._peak_rss or 0, now)
 
     def steps(self, record="full", max_iterations=None):
         """Yield decoded events one by one, advancing one iteration per kernel call.
@@ -382,12 +409,18 @@ class Search:
         return Snapshot(self.solver.incumbent(), lower, upper, self.solver.iterations, self.history())
 
     def result(self):
-        """The current :class:`Result` (incumbent tree, objective, bounds, status, stats)."""
+        """The current :class:`Result` (incumbent tree, objective, bounds, status, stats).
+
+        Besides the solver's counters, ``stats`` holds ``iterations``, ``seconds``, ``peak_memory`` (the most
+        the search held: state, kept events and event buffer, in bytes, noted after every kernel call) and
+        ``peak_rss`` (the process's peak resident memory while the search ran, compilation excluded, in
+        bytes: the process's high-water mark when a run raised it, else the largest of the samples taken
+        after every kernel call and growth step; None where the RSS cannot be read)."""
         lower, upper = self.solver.bounds()
         finished = self._finish_status()
         status = finished or self._status
         stats = {"iterations": int(self.solver.iterations), "seconds": self._seconds,
-                 "peak_memory": int(self._peak_bytes)}
+                 "peak_memory": int(self._peak_bytes), "peak_rss": self._peak_rss}
         stats.update(self.solver.stats())
         if finished == "uncertified":
             stats["certificate"] = self.solver.uncertified()
@@ -407,6 +440,14 @@ class Search:
                 ("record", self.record), ("events kept", int(sum(len(c) for c in self._chunks))),
                 ("seconds", f"{self._seconds:.3g}"), ("state", f"{self.solver.nbytes() / 2**20:.3g} MiB")]
         return card(f"Search: {self.solver.name}", rows)
+
+
+def _memory_row(stats):
+    """The search's peak memory and the process's peak RSS, in MiB, for a result's card (None without them)."""
+    parts = [f"{label} {stats[key] / 2**20:.3g} MiB" for key, label in (("peak_memory", "search peak"),
+                                                                     ("peak_rss", "process peak"))
+             if stats.get(key) is not None]
+    return ", ".join(parts) or None
 
 
 def _progress_bar(progress, solver):

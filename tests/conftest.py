@@ -43,7 +43,26 @@ def isolated_cache(monkeypatch, tmp_path):
 
 
 class LoopbackServer:
-    """A ThreadingHTTPServer on 127.0.0.1 (a free port) serving one folder; it records GET paths."""
+    """A ThreadingHTTPServer on 127.0.0.1 (a free port) in a daemon thread, answering with ``handler`` (a
+    request handler class); ``url`` is its address. Subclasses choose the handler."""
+
+    def __init__(self, handler):
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
+        self.thread.start()
+
+    def close(self):
+        if self.thread.is_alive():
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.thread.join(5)
+
+
+class FolderServer(LoopbackServer):
+    """A loopback server serving one folder; it records GET paths in ``requests``."""
 
     def __init__(self, folder):
         self.requests = []
@@ -57,29 +76,25 @@ class LoopbackServer:
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
-        self.thread.start()
-
-    def close(self):
-        if self.thread.is_alive():
-            self.httpd.shutdown()
-            self.httpd.server_close()
-            self.thread.join(5)
+        super().__init__(functools.partial(Handler, directory=str(folder)))
 
 
 @pytest.fixture
-def serve():
-    """Start loopback servers over folders: ``serve(folder).url``; all are shut down after the test."""
+def loopback():
+    """Start loopback servers: ``loopback(ServerClass, *args)`` (a :class:`LoopbackServer`); all are shut down
+    after the test."""
     servers = []
 
-    def start(folder):
-        servers.append(LoopbackServer(folder))
+    def start(server_class, *args):
+        servers.append(server_class(*args))
         return servers[-1]
 
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def serve(loopback):
+    """Start loopback servers over folders: ``serve(folder).url``."""
+    return functools.partial(loopback, FolderServer)

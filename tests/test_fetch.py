@@ -1,6 +1,7 @@
 """odtlab.datasets.fetch over a real loopback HTTP server serving the shared data folder: the download
 code path with no mock. Checksums are verified; corrupt, too large, too slow, missing or interrupted
 downloads leave nothing behind; a missing file is downloaded by load itself unless ODTLAB_OFFLINE is set."""
+import functools
 import hashlib
 import http.server
 import json
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import LoopbackServer
 from odtlab import datasets
 from odtlab.datasets import ChecksumError, DownloadError, MissingDataError
 
@@ -121,7 +123,7 @@ def test_file_url_mirror_and_nothing_to_fetch(root, tmp_path):
 
 # -- hostile servers: a body too large, a body too slow, a server that never answers -----------------
 
-class _Hostile:
+class _Hostile(LoopbackServer):
     """A loopback server whose every GET answers with ``behaviour(handler)``; it counts the bytes sent."""
 
     def __init__(self, behaviour):
@@ -138,34 +140,18 @@ class _Hostile:
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
-        self.thread.start()
+        super().__init__(Handler)
 
     def send(self, handler, data):
         handler.wfile.write(data)
         handler.wfile.flush()
         self.sent += len(data)
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
 
 @pytest.fixture
-def hostile():
-    servers = []
-
-    def start(behaviour):
-        servers.append(_Hostile(behaviour))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+def hostile(loopback):
+    """Start hostile servers: ``hostile(behaviour).url``."""
+    return functools.partial(loopback, _Hostile)
 
 
 def _stream(total, announce=None, pause=0.0, first_pause=0.0):

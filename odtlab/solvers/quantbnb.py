@@ -22,11 +22,12 @@ and the lower bound is U less the slack.
 """
 from numbers import Integral, Real
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import certificate
+from odtlab import certificate, memory
 from odtlab.core import quantbnb as kernels
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
@@ -274,20 +275,34 @@ class QuantBnBSolver(Solver):
         return int(n), int(status)
 
     def grow(self):
+        """Make room for what the kernel asked for (after ``STATUS_GROW``): the incumbent history doubles when
+        the next step's incumbents may not fit, and the tuple queue, when its next step's children may not
+        fit after the kernel compacted it, doubles in place (:func:`odtlab.memory.grow_rows`; head, tail and
+        rows stay where they are). Under ``memory_limit`` (set by :class:`~odtlab.search.Search`) the queue
+        grows by what fits (:func:`odtlab.memory.capacity`); when not even what the kernel needs fits,
+        nothing changes and ``grow`` returns False."""
         ist = self.ist
-        head, tail = int(ist[kernels.I_HEAD]), int(ist[kernels.I_TAIL])
-        if ist[kernels.I_NINC] + self.s + 2 > self.hist.shape[0]:
+        grow_hist = ist[kernels.I_NINC] + self.s + 2 > self.hist.shape[0]
+        current = self.T[0].shape[0]
+        row = sum(column[:1].nbytes for column in self.T)
+        room = self.s if self.depth == 2 or ist[kernels.I_STARTED] else len(self.kept)  # the kernel's test
+        need = max(current, int(ist[kernels.I_TAIL]) + room)
+        others = self.nbytes() - current * row + (self.hist.nbytes + self.hval.nbytes if grow_hist else 0)
+        rows = memory.capacity(current, need, 2 * current if need > current else current, lambda r: r * row,
+                               others, self.memory_limit)
+        if rows is None:
+            return False
+        if grow_hist:
             self.hist = np.concatenate([self.hist, np.full_like(self.hist, -1)])
             self.hval = np.concatenate([self.hval, np.zeros_like(self.hval)])
-        cap = self.T[0].shape[0]
-        if tail - head + self.depth * len(self.kept) + self.s > cap // 2:
-            cap *= 2
-        grow = kernels.grow_tuples2 if self.depth == 2 else kernels.grow_tuples3
-        self.T = grow(self.T, cap, head, tail)
-        ist[kernels.I_HEAD] = 0
-        ist[kernels.I_ROUND_END] -= head
-        ist[kernels.I_TAIL] = tail - head
+        if rows > current:
+            columns = SimpleNamespace(**{f"c{i}": column for i, column in enumerate(self.T)})
+            self.T = None  # the columns' only references are the namespace's, so they grow in place
+            for name in list(vars(columns)):
+                memory.grow_rows(columns, name, rows)
+            self.T = tuple(vars(columns).values())
         self._nbytes = None
+        return True
 
     @property
     def iterations(self):

@@ -26,7 +26,8 @@ from odtlab.events import KINDS
 
 LEVELS = ("none", "summary", "full")
 EVENT_FIELDS = core.EVENT_DTYPE.names
-STATS_SKIPPED = ("seconds", "peak_memory")  # time, and memory that depends on the driver's buffer
+# time, memory that depends on the driver's buffer, and the process's resident memory
+STATS_SKIPPED = ("seconds", "peak_memory", "peak_rss")
 
 
 # -- data: numpy only, from the data sets scikit-learn ships --------------------------------------------
