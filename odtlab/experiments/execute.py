@@ -9,7 +9,8 @@ column the algorithm does not report stays empty.
 Limits. A run's ``time_limit`` and ``memory_limit`` act at two levels:
 
 * inside the search (cooperative): every odtlab estimator's :class:`~odtlab.search.Search` runs with
-  the time left to the run and ``memory_limit`` on its state, so it stops within about 0.1 s, keeps
+  the time left to the run and ``memory_limit`` on the process (:mod:`odtlab.memory`: the search gets
+  what the worker does not already hold), so it stops within about 0.1 s, keeps
   its incumbent tree and certified bounds, and reports status ``time_limit`` / ``memory_limit``;
   peers get their own ``time_limit`` parameter where they have one;
 * around the process (hard, in worker processes only): a watchdog thread ends the worker when the fit
