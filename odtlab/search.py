@@ -227,11 +227,16 @@ class Search:
         kernel = self.solver.kernel(core.LEVELS[level])
         self._recorded = self._recorded or level != "none"
         parts = []
-        while True:
-            n, status = self.solver.advance(kernel, self._buffer, max_iterations)
+        first = self.solver.iterations
+        while True:  # after a growth step the kernel goes on with what is left of the call's iterations
+            left = max_iterations - (self.solver.iterations - first)
+            n, status = self.solver.advance(kernel, self._buffer, left)
             parts.append(self._buffer[:n].copy())
             self._sample_rss()
             if status != core.STATUS_GROW:
+                break
+            if self.solver.iterations - first >= max_iterations:
+                status = core.STATUS_BUDGET
                 break
             if deadline is not None and time.perf_counter() + 2 * self._grow_seconds > deadline:
                 status = "time_limit"
