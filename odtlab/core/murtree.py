@@ -96,19 +96,80 @@ O_NODES, O_ROOT, O_LEFT, O_RIGHT = range(4)
 # cache dataset metadata (int64, meta[ci, M_*])
 M_HASH, M_LEN, M_KEY = range(3)
 
-# MurTree event kinds (block 96..127 of odtlab.core.events)
-MT_ENTER = 96  # subtree entered: depth = d, i0 = |D| rows, i1 = node budget, i2 = weight, upper = UB, lower = LB,
-#               value = leaf cost; feature / flags = the parent's split feature and the side taken (1: present)
-MT_CACHE_HIT = 97  # optimum found in the cache: value = cost, flags = 1 if within UB
-MT_LB_PRUNE = 98  # lower bound > UB (flags = 1 when UB < 0): lower = LB, upper = UB
-MT_SIMILARITY = 99  # similarity bound raised the LB: value = old LB, lower = new LB, i2 = weight of D_out
-MT_DEPTH_TWO = 100  # depth-two solve: i0 = |D|, f0/f1/value = best 1-, 2-, 3-node costs (-1: depth one),
-#                     feature / i1 / i2 = root, left and right child features of the tree returned for the
-#                     call's budget (-1: none), flags = counting mode
-MT_FRAME_INCUMBENT = 101  # a frame's incumbent improved: feature, i0 = n_L, i1 = n_R, value = cost, f0 = old
-MT_SOLVED = 102  # subtree solved: value = cost, lower = stored LB, i2 = nodes, flags = how
-MT_INFEASIBLE = 103  # no tree within UB: lower = stored LB (Eq. 17), value = RLB (-1 if none)
-MT_QUERY = 104  # root query of Algorithm 6 / 7, a deepening step or a bound probe: i1 = budget, upper = UB
+# -- event kinds (MurTree block 96..127 of odtlab.core.events) ------------------------------------------------
+# ``level`` is the recursion level of the subtree problem an event is about (the root call is 0, the calls of its
+# frame 1, ...), ``parent`` the level above it (-1 for the root call).
+MT_ENTER = 96
+emit_subtree_entered = ev.event_kind(
+    MT_ENTER, "SubtreeEntered", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "ub": "upper", "lb": "lower", "leaf": "value",
+     "level": "node", "side": "flags"},
+    "SolveSubtree: {n_rows} rows, depth {d}, at most {nodes} nodes, UB {ub:.6g} (leaf {leaf:.6g})",
+    "Algorithm 1 entered on a subtree problem (D, d, n, UB); feature and side: the parent's split "
+    "feature (solver column, -1 at the root) and the child taken (0: feature absent, 1: present).").emit
+MT_CACHE_HIT = 97
+emit_cache_hit = ev.event_kind(
+    MT_CACHE_HIT, "CacheHit", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value", "ub": "upper",
+     "feasible": "flags", "stored_lb": "lower", "level": "node"},
+    "Cache hit: optimum {cost:.6g} with {tree_nodes} nodes for {n_rows} rows, depth {d}, "
+    "budget {nodes} (UB {ub:.6g})",
+    "Algorithm 1 line 3: an optimal subtree is cached for (D, d, n).").emit
+MT_LB_PRUNE = 98
+emit_lower_bound_prune = ev.event_kind(
+    MT_LB_PRUNE, "LowerBoundPrune", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "lb": "lower", "ub": "upper", "negative_ub": "flags",
+     "level": "node"},
+    "Pruned: lower bound {lb:.6g} > UB {ub:.6g} ({n_rows} rows, depth {d})",
+    "Algorithm 1 lines 1 and 6: UB < 0 or LB > UB, no tree within the bound.").emit
+MT_SIMILARITY = 99
+emit_similarity_bound = ev.event_kind(
+    MT_SIMILARITY, "SimilarityBound", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "out_weight": "i2", "old_lb": "value", "lb": "lower",
+     "ub": "upper", "level": "node"},
+    "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
+    "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.").emit
+MT_DEPTH_TWO = 100
+emit_depth_two_solve = ev.event_kind(
+    MT_DEPTH_TWO, "DepthTwoSolve", "murtree",
+    {"d": "depth", "n_rows": "i0", "cost1": "f0", "cost2": "f1", "cost3": "value", "ub": "upper", "lb": "lower",
+     "counting": "flags", "root": "feature", "left": "i1", "right": "i2", "level": "node"},
+    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1:.6g}/{cost2:.6g}/"
+    "{cost3:.6g}",
+    "Algorithm 4: pair frequency counts (flags: 0 scratch, 1 incremental, 2 unchanged, 3 a depth-one "
+    "call counted single features only; its 2- and 3-node costs are then -1); root, left, right: the "
+    "features of the tree it returns for the call's node budget (solver columns, -1: none). The "
+    "leaf's cost is on the SubtreeEntered event.").emit
+MT_FRAME_INCUMBENT = 101
+emit_subtree_incumbent = ev.event_kind(
+    MT_FRAME_INCUMBENT, "SubtreeIncumbentImproved", "murtree",
+    {"d": "depth", "cost": "value", "n_left": "i0", "n_right": "i1", "tree_nodes": "i2", "old_cost": "f0",
+     "ub": "upper", "lb": "lower", "level": "node"},
+    "Subtree incumbent: feature {feature} with {n_left}/{n_right} nodes costs {cost:.6g}",
+    "Algorithm 2 line 12: a configuration beat the subtree's incumbent (old_cost -1: none).").emit
+MT_SOLVED = 102
+emit_subtree_solved = ev.event_kind(
+    MT_SOLVED, "SubtreeSolved", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value", "stored_lb": "lower",
+     "ub": "upper", "how": "flags", "level": "node"},
+    "Subtree solved: cost {cost:.6g} with {tree_nodes} nodes ({n_rows} rows, depth {d}, "
+    "budget {nodes})",
+    "Optimum within UB (flags: 0 general case, 1 leaf budget, 2 LB equals the leaf, "
+    "3 depth-two solver).").emit
+MT_INFEASIBLE = 103
+emit_subtree_infeasible = ev.event_kind(
+    MT_INFEASIBLE, "SubtreeInfeasible", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "stored_lb": "lower", "ub": "upper",
+     "rlb": "value", "level": "node"},
+    "No tree within UB {ub:.6g}: stored lower bound {stored_lb:.6g} (RLB {rlb:.6g}; {n_rows} rows)",
+    "Algorithm 2 line 15 / Eq. 17: LB = max(LB, UB + 1, RLB).").emit
+MT_QUERY = 104
+emit_root_query = ev.event_kind(
+    MT_QUERY, "RootQuery", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "ub": "upper", "lb": "lower"},
+    "Root query: depth {d}, at most {nodes} nodes, UB {ub:.6g}",
+    "The next root call: Algorithm 6 / 7 (a new node budget), iterative deepening (a new depth) or "
+    "a lower-bound probe (a new UB, bound_probing).").emit
 SOLVED_GENERAL, SOLVED_LEAF_BUDGET, SOLVED_LEAF_LB, SOLVED_DEPTH_TWO = 0, 1, 2, 3
 COUNT_SCRATCH, COUNT_INCREMENTAL, COUNT_UNCHANGED, COUNT_SINGLES = 0, 1, 2, 3
 
@@ -1296,8 +1357,10 @@ def make_kernel(level, regression=False):
                 ps = 0
                 if top >= 0:
                     ps = frames[top, FR_FIRST] if frames[top, FR_PHASE] == PH_FIRST else 1 - frames[top, FR_FIRST]
-                k = ev.emit(events, k, it, MT_ENTER, d, ps, top + 1, top, pf, float(leaf), float(ub),
-                            float(stored_lb(ent_lb, cidx, pair_slot, d, nn)), length, nn, W, 0.0, 0.0)
+                k = emit_subtree_entered(events, k, it, d=d, side=ps, level=top + 1, parent=top, feature=pf,
+                                         leaf=float(leaf), ub=float(ub),
+                                         lb=float(stored_lb(ent_lb, cidx, pair_slot, d, nn)), n_rows=length, nodes=nn,
+                                         weight=W)
             resolved = True
             reg[RT_CIDX] = cidx
             reg[RT_NODES] = 0
@@ -1307,21 +1370,23 @@ def make_kernel(level, regression=False):
                 regc[RC_LB] = lb
                 counters[C_LB_PRUNES] += 1
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, MT_LB_PRUNE, d, 1, top + 1, top, -1, 0.0, float(ub), float(lb),
-                                length, nn, W, 0.0, 0.0)
+                    k = emit_lower_bound_prune(events, k, it, d=d, negative_ub=1, level=top + 1, parent=top,
+                                               ub=float(ub), lb=float(lb), n_rows=length, nodes=nn, weight=W)
             elif d == 0 or nn == 0:
                 heap_clear(rtree, 0, 0, d)
                 regc[RC_LB] = leaf
                 if leaf <= ub:
                     regc[RC_COST] = leaf
                     if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_BUDGET, top + 1, top, -1, float(leaf),
-                                    float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
+                        k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_LEAF_BUDGET, level=top + 1, parent=top,
+                                                cost=float(leaf), ub=float(ub), stored_lb=float(leaf), n_rows=length,
+                                                nodes=nn, tree_nodes=0)
                 else:
                     regc[RC_COST] = INF
                     if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
-                                    float(leaf), length, nn, W, 0.0, 0.0)
+                        k = emit_subtree_infeasible(events, k, it, d=d, level=top + 1, parent=top, rlb=-1.0,
+                                                    ub=float(ub), stored_lb=float(leaf), n_rows=length, nodes=nn,
+                                                    weight=W)
             else:
                 slot = pair_slot[d, nn]
                 if cidx >= 0 and ent_cost[cidx, slot] >= 0:
@@ -1338,8 +1403,9 @@ def make_kernel(level, regression=False):
                         regc[RC_COST] = INF
                     regc[RC_LB] = cost
                     if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_CACHE_HIT, d, 1 if cost <= ub else 0, top + 1, top, -1,
-                                    float(cost), float(ub), float(cost), length, nn, reg[RT_NODES], 0.0, 0.0)
+                        k = emit_cache_hit(events, k, it, d=d, feasible=1 if cost <= ub else 0, level=top + 1,
+                                           parent=top, cost=float(cost), ub=float(ub), stored_lb=float(cost),
+                                           n_rows=length, nodes=nn, tree_nodes=reg[RT_NODES])
                 else:
                     lb = ent_lb[cidx, slot] if cidx >= 0 else ent_lb[0, 0] * 0
                     sim0 = -1
@@ -1351,8 +1417,9 @@ def make_kernel(level, regression=False):
                         sim1 = scratch[1]
                         if sb > lb:
                             if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_SIMILARITY, d, 0, top + 1, top, -1, float(lb),
-                                            float(ub), float(sb), length, nn, wout, 0.0, 0.0)
+                                k = emit_similarity_bound(events, k, it, d=d, level=top + 1, parent=top,
+                                                          old_lb=float(lb), ub=float(ub), lb=float(sb), n_rows=length,
+                                                          nodes=nn, out_weight=wout)
                             lb = sb
                             counters[C_SIM_RAISES] += 1
                             if use_cache:
@@ -1368,16 +1435,17 @@ def make_kernel(level, regression=False):
                         regc[RC_LB] = lb
                         counters[C_LB_PRUNES] += 1
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_LB_PRUNE, d, 0, top + 1, top, -1, 0.0, float(ub),
-                                        float(lb), length, nn, W, 0.0, 0.0)
+                            k = emit_lower_bound_prune(events, k, it, d=d, negative_ub=0, level=top + 1, parent=top,
+                                                       ub=float(ub), lb=float(lb), n_rows=length, nodes=nn, weight=W)
                     elif leaf - lb < tie:
                         # the leaf meets the lower bound (Alg. 1 l. 7; within TIE for squared errors)
                         heap_clear(rtree, 0, 0, d)
                         regc[RC_COST] = leaf
                         regc[RC_LB] = leaf
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_LB, top + 1, top, -1,
-                                        float(leaf), float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
+                            k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_LEAF_LB, level=top + 1, parent=top,
+                                                    cost=float(leaf), ub=float(ub), stored_lb=float(leaf),
+                                                    n_rows=length, nodes=nn, tree_nodes=0)
                     elif d <= 2 and use_d2:
                         # ---------------- Algorithm 4: the depth-two solver ----------------
                         counters[C_D2] += 1
@@ -1397,10 +1465,11 @@ def make_kernel(level, regression=False):
                         b = nn - 1 if d == 2 else 0
                         cost = outc[b]
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_DEPTH_TWO, d, cmode, top + 1, top, out[b, O_ROOT],
-                                        float(outc[2]) if nb == 3 else -1.0, float(ub), float(lb), length,
-                                        out[b, O_LEFT], out[b, O_RIGHT], float(outc[0]),
-                                        float(outc[1]) if nb == 3 else -1.0)
+                            k = emit_depth_two_solve(events, k, it, d=d, counting=cmode, level=top + 1, parent=top,
+                                                     root=out[b, O_ROOT], cost3=float(outc[2]) if nb == 3 else -1.0,
+                                                     ub=float(ub), lb=float(lb), n_rows=length, left=out[b, O_LEFT],
+                                                     right=out[b, O_RIGHT], cost1=float(outc[0]),
+                                                     cost2=float(outc[1]) if nb == 3 else -1.0)
                         if use_cache and cidx < 0:
                             cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters,
                                                 keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
@@ -1421,14 +1490,16 @@ def make_kernel(level, regression=False):
                             regc[RC_COST] = cost
                             reg[RT_NODES] = out[b, O_NODES]
                             if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_DEPTH_TWO, top + 1, top,
-                                            out[b, O_ROOT], float(cost), float(ub), float(cost), length, nn,
-                                            out[b, O_NODES], 0.0, 0.0)
+                                k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_DEPTH_TWO, level=top + 1,
+                                                        parent=top, feature=out[b, O_ROOT], cost=float(cost),
+                                                        ub=float(ub), stored_lb=float(cost), n_rows=length, nodes=nn,
+                                                        tree_nodes=out[b, O_NODES])
                         else:
                             regc[RC_COST] = INF
                             if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
-                                            float(cost), length, nn, W, 0.0, 0.0)
+                                k = emit_subtree_infeasible(events, k, it, d=d, level=top + 1, parent=top, rlb=-1.0,
+                                                            ub=float(ub), stored_lb=float(cost), n_rows=length,
+                                                            nodes=nn, weight=W)
                         regc[RC_LB] = cost
                     else:
                         # ---------------- Algorithm 2: open a general-case frame ----------------
@@ -1564,8 +1635,8 @@ def make_kernel(level, regression=False):
                             reg_cls[c] = fcls[fcls.shape[0] - 1, c]
                         reg[RG_CIDX] = reg[RT_CIDX] if use_cache else -1
                         if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_QUERY, reg[RG_D], 0, 0, -1, -1, 0.0, float(regc[RC_UB]),
-                                        ccost[CC_LOWER] / aq, n_rows, qn, 0, 0.0, 0.0)
+                            k = emit_root_query(events, k, it, d=reg[RG_D], ub=float(regc[RC_UB]),
+                                                lb=ccost[CC_LOWER] / aq, n_rows=n_rows, nodes=qn)
                     break
                 fr = frames[top]
                 fc = fcost[top]
@@ -1607,9 +1678,11 @@ def make_kernel(level, regression=False):
                             heap_embed(ctree[top], 0, min(d - 1, n_first), tr, 0, 1 + first)
                             heap_embed(rtree, 0, min(d - 1, fr[FR_N] - 1 - n_first), tr, 0, 2 - first)
                             if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_FRAME_INCUMBENT, d, 0, top, top - 1, fr[FR_F],
-                                            float(cost), float(fc[FC_UB]), float(fc[FC_LB]), nl, nr,
-                                            fr[FR_BEST_NODES], float(old) if old < INF else -1.0, 0.0)
+                                k = emit_subtree_incumbent(events, k, it, d=d, level=top, parent=top - 1,
+                                                           feature=fr[FR_F], cost=float(cost), ub=float(fc[FC_UB]),
+                                                           lb=float(fc[FC_LB]), n_left=nl, n_right=nr,
+                                                           tree_nodes=fr[FR_BEST_NODES],
+                                                           old_cost=float(old) if old < INF else -1.0)
                         fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
                         fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
                 # ---------------- Algorithm 2's loop: the next configuration, or finish ----------------
@@ -1711,8 +1784,9 @@ def make_kernel(level, regression=False):
                         store_optimum(ent_lb, ent_cost, ent_tree, cidx, slot, best, fr[FR_BEST_NODES], adepth, code,
                                       slot_d, slot_n, dom)
                     if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_GENERAL, top, top - 1, tr[0], float(best),
-                                    float(ub), float(best), fr[FR_LEN], nn, fr[FR_BEST_NODES], 0.0, 0.0)
+                        k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_GENERAL, level=top, parent=top - 1,
+                                                feature=tr[0], cost=float(best), ub=float(ub), stored_lb=float(best),
+                                                n_rows=fr[FR_LEN], nodes=nn, tree_nodes=fr[FR_BEST_NODES])
                 else:
                     lbn = max(fc[FC_LB], ub + step)
                     rlb = fc[FC_RLB]
@@ -1725,9 +1799,9 @@ def make_kernel(level, regression=False):
                     if use_cache:
                         raise_lb(ent_lb[cidx], slot, lbn, dom)
                     if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top, top - 1, -1,
-                                    float(rlb) if rlb < INF else -1.0, float(ub), float(lbn), fr[FR_LEN], nn,
-                                    fr[FR_W], 0.0, 0.0)
+                        k = emit_subtree_infeasible(events, k, it, d=d, level=top, parent=top - 1,
+                                                    rlb=float(rlb) if rlb < INF else -1.0, ub=float(ub),
+                                                    stored_lb=float(lbn), n_rows=fr[FR_LEN], nodes=nn, weight=fr[FR_W])
                 reg[RT_CIDX] = cidx
                 if use_sim:
                     if use_cache and cache_mode == CACHE_DATASET:

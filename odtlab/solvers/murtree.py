@@ -1,9 +1,9 @@
 """MurTree (Demirović et al., JMLR 2022) on the search runtime: optimal trees on binary features.
 
 The kernel is :mod:`odtlab.core.murtree`; this module prepares the data, holds the search state
-(:class:`MurTreeSolver`), names the event kinds, and provides :class:`MurTreeClassifier`,
-:class:`MurTreeRegressor` and the registry entries ``odtlab solve murtree DATASET --depth D [--nodes N]
-[--alpha A]`` and ``odtlab solve murtree-regressor DATASET ...``.
+(:class:`MurTreeSolver`) and provides :class:`MurTreeClassifier`, :class:`MurTreeRegressor` and the registry
+entries ``odtlab solve murtree DATASET --depth D [--nodes N] [--alpha A]`` and ``odtlab solve murtree-regressor
+DATASET ...``. The event kinds are declared with the kernel.
 
 Objective: weighted misclassifications + alpha * feature nodes (Eq. 19, alpha in misclassification units,
 read exactly as a decimal), under a depth limit and a node budget; for regression the weighted sum of squared
@@ -42,7 +42,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import events as ev_py
 from odtlab import certificate, memory
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
@@ -59,63 +58,6 @@ NODE_ORDERS = {"dynamic": mt.ORDER_DYNAMIC, "post-order": mt.ORDER_POST}
 FEATURE_ORDERS = {"in-order": mt.FEATURES_IN_ORDER, "gini": mt.FEATURES_GINI}
 COUNT_MODES = {mt.COUNT_SCRATCH: "scratch", mt.COUNT_INCREMENTAL: "incremental", mt.COUNT_UNCHANGED: "unchanged",
                mt.COUNT_SINGLES: "singles"}
-
-# -- event kinds (MurTree block 96..127) ---------------------------------------------------------------
-_A = "murtree"
-ev_py.register_kind(mt.MT_ENTER, "SubtreeEntered", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "ub": "upper", "lb": "lower",
-                     "leaf": "value", "level": "node", "side": "flags"},
-                    "SolveSubtree: {n_rows} rows, depth {d}, at most {nodes} nodes, UB {ub:.6g} (leaf {leaf:.6g})",
-                    "Algorithm 1 entered on a subtree problem (D, d, n, UB); feature and side: the parent's split "
-                    "feature (solver column, -1 at the root) and the child taken (0: feature absent, 1: present).")
-ev_py.register_kind(mt.MT_CACHE_HIT, "CacheHit", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value",
-                     "ub": "upper", "feasible": "flags"},
-                    "Cache hit: optimum {cost:.6g} with {tree_nodes} nodes for {n_rows} rows, depth {d}, "
-                    "budget {nodes} (UB {ub:.6g})",
-                    "Algorithm 1 line 3: an optimal subtree is cached for (D, d, n).")
-ev_py.register_kind(mt.MT_LB_PRUNE, "LowerBoundPrune", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "lb": "lower", "ub": "upper", "negative_ub": "flags"},
-                    "Pruned: lower bound {lb:.6g} > UB {ub:.6g} ({n_rows} rows, depth {d})",
-                    "Algorithm 1 lines 1 and 6: UB < 0 or LB > UB, no tree within the bound.")
-ev_py.register_kind(mt.MT_SIMILARITY, "SimilarityBound", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "out_weight": "i2", "old_lb": "value",
-                     "lb": "lower", "ub": "upper"},
-                    "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
-                    "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.")
-ev_py.register_kind(mt.MT_DEPTH_TWO, "DepthTwoSolve", _A,
-                    {"d": "depth", "n_rows": "i0", "cost1": "f0", "cost2": "f1", "cost3": "value", "ub": "upper",
-                     "lb": "lower", "counting": "flags", "root": "feature", "left": "i1", "right": "i2",
-                     "level": "node"},
-                    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1:.6g}/{cost2:.6g}/"
-                    "{cost3:.6g}",
-                    "Algorithm 4: pair frequency counts (flags: 0 scratch, 1 incremental, 2 unchanged, 3 a depth-one "
-                    "call counted single features only; its 2- and 3-node costs are then -1); root, left, right: the "
-                    "features of the tree it returns for the call's node budget (solver columns, -1: none). The "
-                    "leaf's cost is on the SubtreeEntered event.")
-ev_py.register_kind(mt.MT_FRAME_INCUMBENT, "SubtreeIncumbentImproved", _A,
-                    {"d": "depth", "cost": "value", "n_left": "i0", "n_right": "i1", "tree_nodes": "i2",
-                     "old_cost": "f0", "ub": "upper", "lb": "lower", "level": "node"},
-                    "Subtree incumbent: feature {feature} with {n_left}/{n_right} nodes costs {cost:.6g}",
-                    "Algorithm 2 line 12: a configuration beat the subtree's incumbent (old_cost -1: none).")
-ev_py.register_kind(mt.MT_SOLVED, "SubtreeSolved", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value",
-                     "stored_lb": "lower", "ub": "upper", "how": "flags", "level": "node"},
-                    "Subtree solved: cost {cost:.6g} with {tree_nodes} nodes ({n_rows} rows, depth {d}, "
-                    "budget {nodes})",
-                    "Optimum within UB (flags: 0 general case, 1 leaf budget, 2 LB equals the leaf, "
-                    "3 depth-two solver).")
-ev_py.register_kind(mt.MT_INFEASIBLE, "SubtreeInfeasible", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "stored_lb": "lower", "ub": "upper",
-                     "rlb": "value", "level": "node"},
-                    "No tree within UB {ub:.6g}: stored lower bound {stored_lb:.6g} (RLB {rlb:.6g}; {n_rows} rows)",
-                    "Algorithm 2 line 15 / Eq. 17: LB = max(LB, UB + 1, RLB).")
-ev_py.register_kind(mt.MT_QUERY, "RootQuery", _A,
-                    {"d": "depth", "nodes": "i1", "ub": "upper", "lb": "lower"},
-                    "Root query: depth {d}, at most {nodes} nodes, UB {ub:.6g}",
-                    "The next root call: Algorithm 6 / 7 (a new node budget), iterative deepening (a new depth) or "
-                    "a lower-bound probe (a new UB, bound_probing).")
-
 
 @functools.lru_cache(maxsize=64)
 def budget_slots(depth, nodes, mode, depth_two, deepening):
