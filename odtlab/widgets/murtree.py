@@ -278,15 +278,15 @@ def branch_counts(solver, branch, roles, shown=SHOWN):
     ``pairs[i, j]`` the statistics of the rows containing features i and j (``pairs[i, i]``: the single
     counts), as the solver's counters hold them.
     """
-    Xc = np.asarray(solver.Xc)
+    Xc = np.asarray(solver.data.Xc)
     sel = np.ones(Xc.shape[1], dtype=bool)
     for f, side in branch:
         sel &= Xc[f] == side
     if getattr(solver, "regression", False):
-        M = np.asarray(solver.rstat)[sel]
+        M = np.asarray(solver.data.rstat)[sel]
     else:
         M = np.zeros((int(sel.sum()), solver.K))
-        M[np.arange(M.shape[0]), np.asarray(solver.label)[sel]] = np.asarray(solver.weight)[sel]
+        M[np.arange(M.shape[0]), np.asarray(solver.data.label)[sel]] = np.asarray(solver.data.weight)[sel]
     A = Xc[:, sel].astype(np.float64)
     present = A.sum(axis=1)
     active = np.flatnonzero((present > 0) & (present < A.shape[1]))
