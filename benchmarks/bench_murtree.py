@@ -43,9 +43,9 @@ def misclassifications(est, X, y):
     return int(np.count_nonzero(est.predict(X) != y))
 
 
-def warm_up():
+def warm_up(records=("none",)):
     data = datasets.load("dl/hepatitis")
-    for record in ("none", "summary", "full"):
+    for record in records:
         MurTreeClassifier(max_depth=3, record=record).fit(data.X, data.y)
 
 
@@ -222,7 +222,7 @@ def main():
     names = args.sets or datasets.names("dl", available_only=True)
     names = [n if n.startswith("dl/") else f"dl/{n}" for n in names]
     t = time.perf_counter()
-    warm_up()
+    warm_up(("none", "summary", "full") if args.levels else ("none",))
     print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s\n")
     options = {}
     for item in args.option:

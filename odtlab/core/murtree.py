@@ -505,7 +505,7 @@ def cache_find(htab, meta, keys, src, off, length, h):
         pos = (pos + 1) & mask
 
 
-@njit
+@njit(inline="always")
 def cache_insert(state, src, off, length, h):
     """Add a new key ``src[off:off+length]`` with hash ``h`` (room was checked before the iteration) and return
     its index."""
@@ -550,7 +550,7 @@ def raise_lb(lbrow, slot, value, dom):
             lbrow[t] = value
 
 
-@njit
+@njit(inline="always")
 def store_optimum(data, state, ci, slot, cost, nodes, adepth, tree_code):
     """Scenario 1 of §4.6.3: the optimum of (d, n) is also optimal for budgets (d', n') with
     nodes <= n' <= n and actual depth <= d' <= d (Prop. 10); its cost bounds every smaller budget."""
@@ -955,7 +955,7 @@ def _pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
     return _by_dtype(fq, pairs_stats, pairs_counts)
 
 
-@njit
+@njit(inline="always")
 def depth_two_scores(state, base, K, F, cls, W, out, outc, tie):
     """Phase 2 of Algorithm 4 on one counter: the best trees with 1, 2 and 3 feature nodes.
 
@@ -970,7 +970,7 @@ def depth_two_scores(state, base, K, F, cls, W, out, outc, tie):
     budget_trees(state.act, nact, leaf_cost(cls, K), state.d2, state.d2f, out, outc, tie)
 
 
-@njit
+@njit(inline="always")
 def depth_two(data, state, start, length, cls, W, K, F, incremental, tie):
     """The specialised depth-two solver (Algorithm 4) with incremental counting (§4.4.3).
 
@@ -1026,7 +1026,7 @@ def depth_two(data, state, start, length, cls, W, K, F, incremental, tie):
     return slot, mode
 
 
-@njit
+@njit(inline="always")
 def stump(data, state, start, length, cls, W, K, F, tie):
     """Depth one (one node) from single statistics only: min_i leaf(D(not f_i)) + leaf(D(f_i)), written as the
     1-node tree of output slot 2 (``cnt_out[2]``, ``cnt_cost[2]``)."""
@@ -1046,7 +1046,7 @@ def stump(data, state, start, length, cls, W, K, F, tie):
     set_tree(state.cnt_out[2], state.cnt_cost[2], 0, best, 0 if root < 0 else 1, root, -1, -1)
 
 
-@njit
+@njit(inline="always")
 def archive_update(data, state, d, start, length, W, sim0, sim1):
     """After a subtree of depth d was searched, its dataset replaces the more similar of the two archived
     at depth d (§4.5); ``state.lbrow`` holds its lower bounds per budget; ``sim0``, ``sim1``: the distances
@@ -1077,7 +1077,7 @@ def archive_update(data, state, d, start, length, W, sim0, sim1):
     state.arch_lb[d, s, :] = state.lbrow
 
 
-@njit
+@njit(inline="always")
 def similarity_bound(data, state, d, slot, start, length, W):
     """Eq. 9 with the archived datasets' lower bounds: max_j LB(D_j) - w(D_j minus D) (Prop. 9).
     Returns (bound, weight of D_out for the best one); ``state.scratch[j]`` gets |D_in|+|D_out| (-1 if skipped)."""
@@ -1227,7 +1227,8 @@ def call_child(state, top, side, by_branch, n_c, ub):
     reg[RG_N] = n_c
     state.regc[RC_UB] = ub
     state.regc[RC_LEAF] = state.fcost[top, FC_CLEAF + side]
-    state.reg_cls[:] = state.fchild[top, side]
+    for c in range(state.reg_cls.shape[0]):
+        state.reg_cls[c] = state.fchild[top, side, c]
 
 
 @njit(inline="always")
@@ -1254,7 +1255,7 @@ def key_source(params, state):
     return state.bkeys if params.cache == CACHE_BRANCH else state.pool
 
 
-@njit
+@njit(inline="always")
 def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
     """The depth-two solver's optima for 1, 2 and 3 nodes become lower bounds (``lbrow``) and cache entries."""
     lbrow, scratch = state.lbrow, state.scratch
@@ -1275,7 +1276,9 @@ def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
 
 # ------------------------------------------------------------------------------------------------------
 # the phases of one iteration. Those that write events take the record level, a constant of the kernel, and
-# are inlined into it, so a kernel compiled for level "none" carries no event code.
+# are inlined into it, so a kernel compiled for level "none" carries no event code. Every function that takes
+# the State group and runs in each iteration is inlined too: a call passes each of its arrays (hundreds of
+# words), which made the search measurably slower when these were plain calls (bench_murtree.py --alone).
 # ------------------------------------------------------------------------------------------------------
 @njit(inline="always")
 def start_search(data, params, state, events, level):
@@ -1327,7 +1330,7 @@ def start_search(data, params, state, events, level):
     return k
 
 
-@njit
+@njit(inline="always")
 def room_to_grow(params, state):
     """The cache arrays that may run out of room during the next iteration (``GROW_*`` flags, 0: none)."""
     counters, D = state.counters, params.max_depth
@@ -1568,7 +1571,7 @@ def solve_depth_two(data, params, state, events, k, it, level, lb, sim0, sim1, u
     return k
 
 
-@njit
+@njit(inline="always")
 def open_frame(data, params, state, lb, sim0, sim1):
     """Algorithm 2 lines 1-3: push a general-case frame for the call: its incumbent is the leaf when within UB
     (else none), its lower bound ``lb``, its features in the order of §4.8 (by gain, or in order), and the
@@ -1611,7 +1614,8 @@ def open_frame(data, params, state, lb, sim0, sim1):
     fr[FR_CBASE] = start + length if top == 0 else state.frames[top - 1, FR_CBASE] + state.frames[top - 1, FR_LEN]
     fr[FR_SIM0] = sim0
     fr[FR_SIM1] = sim1
-    state.fcls[top, :K] = state.reg_cls
+    for c in range(K):
+        state.fcls[top, c] = state.reg_cls[c]
     heap_clear(state.ftree[top], 0, 0, d)
     single_counts(state.pool, start, length, data.rowptr, data.rowfeat, data.label, data.weight, data.rstat,
                   state.fcounts[top])
@@ -1682,7 +1686,7 @@ def deliver_result(data, state, events, k, it, level, top):
     return k
 
 
-@njit
+@njit(inline="always")
 def split_children(data, params, state, top, f, wr):
     """Algorithm 2 line 4: split frame ``top``'s data set on feature f (weight ``wr`` of the rows with f): the
     two children's rows (stable partition into the pool), weights, hashes, statistics, leaf costs, cache keys
@@ -1725,7 +1729,7 @@ def split_children(data, params, state, top, f, wr):
     fr[FR_PHASE] = PH_CONFIG
 
 
-@njit
+@njit(inline="always")
 def next_configuration(data, params, state, top):
     """Algorithm 2's loops over features and node splits, from where frame ``top`` stands: call the second child
     of the current configuration, or split on the next useful feature (Prop. 2: not a degenerate split) and
@@ -1932,7 +1936,8 @@ def load_root_call(params, state, qd, qn):
     reg[RG_KLEN] = 0 if by_branch else n_rows
     reg[RG_KHASH] = 0 if by_branch else counters[C_ROOT_HASH]
     state.regc[RC_LEAF] = state.ccost[CC_ROOT_LEAF]
-    state.reg_cls[:] = state.fcls[state.fcls.shape[0] - 1]
+    for c in range(params.n_classes):
+        state.reg_cls[c] = state.fcls[state.fcls.shape[0] - 1, c]
     reg[RG_CIDX] = reg[RT_CIDX] if params.cache != CACHE_NONE else -1
 
 
@@ -1986,7 +1991,7 @@ def return_up(data, params, state, events, k, it, level, use_sim, resolved):
         deliver = True
 
 
-@njit
+@njit(inline="always")
 def anytime_incumbent(params, state):
     """Anytime (§4.9.5): the best complete tree the frames on the stack contain, each frame taking the best of its
     incumbent, its leaf, or its current split (the solved first child, or the leaf in place of an unsolved one,
