@@ -101,17 +101,16 @@ class Recursion:
 _FIELDS = {"status": STATUS, "cost": COST, "lb": LB, "feature": BEST_F, "detail": DETAIL}
 
 
-def _payload(mt):
+def _payload():
     """Per MurTree kind, its payload readers by name (functions of a record tuple, ``EventKind.reader``)."""
-    codes = (mt.MT_ENTER, mt.MT_CACHE_HIT, mt.MT_LB_PRUNE, mt.MT_SIMILARITY, mt.MT_DEPTH_TWO, mt.MT_FRAME_INCUMBENT,
-             mt.MT_SOLVED, mt.MT_INFEASIBLE, mt.MT_QUERY)
-    return {code: {name: core.KINDS[code].reader(name) for name in core.KINDS[code].fields} for code in codes}
+    return {code: {name: kind.reader(name) for name in kind.fields}
+            for code, kind in core.KINDS.items() if kind.algorithm == ALGORITHM}
 
 
 def _make_apply():
     mt = _codes()
     resolved = {mt.MT_CACHE_HIT: CACHE, mt.MT_LB_PRUNE: PRUNED, mt.MT_DEPTH_TWO: DEPTH_TWO, mt.MT_INFEASIBLE: INFEASIBLE}
-    payload = _payload(mt)
+    payload = _payload()
 
     def apply(state, i, r):
         kind = r[KIND]
