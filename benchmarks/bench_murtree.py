@@ -9,7 +9,8 @@ time(odtlab) / time(pystreed) per set, with the median and the maximum per depth
 compiled (or loaded from numba's cache) on a small problem first, so compilation is not timed. Both fits
 include their own input checks.
 
-Also: ``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
+Also: ``--alone`` (odtlab only: to compare two checkouts, run it with each on PYTHONPATH, alternating),
+``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
 "summary" and "full"), ``--ablation`` (each MurTree technique switched off in turn), ``--probing`` (only:
 ``bound_probing`` on against off, the price of the anytime lower bound) and ``--regression``
 (``MurTreeRegressor`` against ``pystreed.STreeDRegressor(optimization_task="regression")`` on sklearn/diabetes
@@ -42,10 +43,27 @@ def misclassifications(est, X, y):
     return int(np.count_nonzero(est.predict(X) != y))
 
 
-def warm_up():
+def warm_up(records=("none",)):
     data = datasets.load("dl/hepatitis")
-    for record in ("none", "summary", "full"):
+    for record in records:
         MurTreeClassifier(max_depth=3, record=record).fit(data.X, data.y)
+
+
+def alone(names, depths, repeat, options, min_seconds=0.5):
+    """odtlab only, fastest of ``repeat`` (more while the runs take under ``min_seconds``): for comparing two
+    checkouts of odtlab, one run each, alternating (``PYTHONPATH=checkout python bench_murtree.py --alone``)."""
+    total = {d: 0.0 for d in depths}
+    for name in names:
+        data = datasets.load(name)
+        X, y = np.asarray(data.X), np.asarray(data.y)
+        for d in depths:
+            best, spent, runs = np.inf, 0.0, 0
+            while runs < repeat or (spent < min_seconds and runs < 100):
+                t, est = fit_time(lambda: MurTreeClassifier(max_depth=d, record="none", **options), X, y)
+                best, spent, runs = min(best, t), spent + t, runs + 1
+            total[d] += best
+            print(f"{name:24s} d={d} errors {misclassifications(est, X, y):5d}  odtlab {best:8.4f}s", flush=True)
+    print("total " + ", ".join(f"depth {d}: {total[d]:.3f}s" for d in depths))
 
 
 def compare(names, depths, repeat, time_limit, options, min_seconds=0.5):
@@ -197,13 +215,14 @@ def main():
     parser.add_argument("--regression", action="store_true", help="also compare the regressors (depths 2-4)")
     parser.add_argument("--probing", action="store_true",
                         help="only time bound_probing on against off (no pystreed run)")
+    parser.add_argument("--alone", action="store_true", help="only time odtlab (no pystreed run)")
     parser.add_argument("--option", nargs="*", default=[], metavar="NAME=VALUE",
                         help="MurTreeClassifier options for the comparison, e.g. feature_order=gini")
     args = parser.parse_args()
     names = args.sets or datasets.names("dl", available_only=True)
     names = [n if n.startswith("dl/") else f"dl/{n}" for n in names]
     t = time.perf_counter()
-    warm_up()
+    warm_up(("none", "summary", "full") if args.levels else ("none",))
     print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s\n")
     options = {}
     for item in args.option:
@@ -211,6 +230,9 @@ def main():
         options[key] = {"True": True, "False": False, "None": None}.get(value, value)
     if args.probing:
         probing(names, args.depths, args.repeat)
+        return
+    if args.alone:
+        alone(names, args.depths, args.repeat, options)
         return
     compare(names, args.depths, args.repeat, args.time_limit, options)
     if args.levels:

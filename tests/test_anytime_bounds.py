@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from odtlab import MurTreeClassifier, QuantBnBClassifier, datasets
-from odtlab.core import murtree as mt
 from odtlab.widgets import explore
 
 
@@ -44,5 +43,5 @@ def test_every_murtree_player_probes():
     y = (X[:, 0] ^ X[:, 1]) | X[:, 2]
     est = MurTreeClassifier(max_depth=2)
     player = explore(est, X, y)
-    assert player.search.solver.params[mt.P_PROBE] == 1
+    assert player.search.solver.params.probing == 1
     assert est.bound_probing is False and MurTreeClassifier().bound_probing is False

@@ -58,7 +58,7 @@ def test_equals_the_brute_force_optimum(problem):
     lower, upper = search.solver.exact_bounds()
     assert result.status == "optimal"
     assert lower == upper == optimum.value
-    assert search.solver.ent_lb.max() <= len(y)  # never an infinite RLB (§4.6.3)
+    assert search.solver.state.ent_lb.max() <= len(y)  # never an infinite RLB (§4.6.3)
     tree = result.tree
     assert tree.murtree_objective(X, y, alpha, exact=True) == upper  # the returned tree re-scores to it
     assert tree.depth <= depth and tree.splits <= (2 ** depth - 1 if nodes is None else nodes)
@@ -136,7 +136,29 @@ def test_interrupt_and_resume_equals_an_uninterrupted_run(kw):
     assert statuses[0] == "iteration_limit" and statuses[-1] == "optimal" and len(statuses) > 5
     assert tree_key(search.result().tree) == tree_key(whole.tree)
     assert search.solver.stats() == whole_search.solver.stats()
-    assert np.array_equal(search.solver.counters, whole_search.solver.counters)
+    assert np.array_equal(search.solver.state.counters, whole_search.solver.state.counters)
+
+
+@pytest.mark.parametrize("cache", ["dataset", "branch"])
+def test_growing_the_cache_mid_search_keeps_its_entries(cache):
+    """``grow`` (the driver's answer to STATUS_GROW) replaces the state's cache arrays by larger ones holding the
+    same entries; the search then ends exactly as one that never grew."""
+    X, y = small_problem()
+    whole_search, whole = run(X, y, max_depth=3, cache=cache)
+    solver = MurTreeSolver(X, y, max_depth=3, cache=cache)
+    search = Search(solver, record="none")
+    search.run(max_iterations=10)
+    names = ("meta", "ent_lb", "ent_cost", "ent_tree", "keys", "tpool")
+    before = {name: getattr(solver.state, name).copy() for name in names}
+    solver.state.counters[mt.C_GROW] = mt.GROW_CACHE | mt.GROW_KEYS | mt.GROW_TPOOL
+    assert solver.grow()
+    for name, old in before.items():
+        new = getattr(solver.state, name)
+        assert new.shape[0] > old.shape[0] and np.array_equal(new[:old.shape[0]], old), name
+    assert solver.state.htab.shape[0] == 4 * solver.state.meta.shape[0]
+    assert search.run().status == "optimal"
+    assert tree_key(search.result().tree) == tree_key(whole.tree)
+    assert np.array_equal(solver.state.counters, whole_search.solver.state.counters)
 
 
 def test_steps_yield_the_same_events_as_a_full_run():
@@ -258,10 +280,10 @@ def test_kernel_returns_status_buffer_before_changing_state():
     X, y = small_problem()
     solver = MurTreeSolver(X, y, max_depth=3)
     tiny = np.zeros(solver.events_per_iteration - 1, dtype=mt.ev.EVENT_DTYPE)
-    before = solver.counters.copy()
+    before = solver.state.counters.copy()
     n, status = solver.advance(solver.kernel(mt.ev.LEVEL_FULL), tiny, 5)
     assert status == mt.ev.STATUS_BUFFER and n <= 1
-    assert solver.iterations == 0 and solver.counters[mt.C_CALLS] == before[mt.C_CALLS] == 0
+    assert solver.iterations == 0 and solver.state.counters[mt.C_CALLS] == before[mt.C_CALLS] == 0
     search = Search(solver, record="full")  # the same solver continues normally with room for events
     assert search.run().objective == run(X, y, max_depth=3)[1].objective
 
@@ -443,7 +465,7 @@ def test_depth_two_panel_counts_equal_the_kernel_counters():
     solver = player.search.solver
     features, totals, pairs, _ = branch_counts(solver, (), [0, 1, 2], shown=3)
     assert features == [0, 1, 2] and list(totals) == [4, 2]
-    fq = solver.fq[:solver.K * 9].reshape(solver.K, 3, 3)  # counter 0: the only depth-two call's counts
+    fq = solver.state.fq[:solver.K * 9].reshape(solver.K, 3, 3)  # counter 0: the only depth-two call's counts
     for i in range(3):
         for j in range(i, 3):
             assert list(pairs[i, j]) == list(fq[:, i, j])
@@ -459,9 +481,9 @@ def test_depth_two_panel_counts_equal_the_kernel_counters():
     branch = recursion(player.frame).depth_two[1]
     assert len(branch) == 1 and 'data-branch="1"' in DepthTwoPanel().svg(player.frame)
     (f, side), = branch
-    rows = np.asarray(player.search.solver.Xc)[f] == side
+    rows = np.asarray(player.search.solver.data.Xc)[f] == side
     _, totals, pairs, _ = branch_counts(player.search.solver, branch, [], shown=2)
-    assert totals.sum() == player.search.solver.weight[rows].sum()
+    assert totals.sum() == player.search.solver.data.weight[rows].sum()
 
 
 @pytest.mark.jit_only
@@ -492,8 +514,8 @@ def test_depth_two_panel_shows_the_regression_sums():
     player.run_to_end()
     solver = player.search.solver
     features, totals, pairs, _ = branch_counts(solver, (), [0, 1], shown=2)
-    fq = solver.fq.reshape(2, solver.K, X.shape[1], X.shape[1])
-    slot = int(np.argmax(solver.cnt_meta[:, 0]))  # the counter of the only depth-two call
+    fq = solver.state.fq.reshape(2, solver.K, X.shape[1], X.shape[1])
+    slot = int(np.argmax(solver.state.cnt_meta[:, 0]))  # the counter of the only depth-two call
     assert np.allclose(pairs[0, 1], fq[slot, :, 0, 1]) and np.allclose(pairs[1, 1], fq[slot, :, 1, 1])
     assert totals[0] == len(y) and abs(totals[1]) < 1e-9 * len(y)  # targets centred on their mean
     svg = DepthTwoPanel().svg(player.frame)

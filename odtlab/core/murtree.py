@@ -9,7 +9,14 @@ until the next subtree problem is ready: delivering the result to the parent's c
 finishing frames whose feature loop is done (storing optima or refined lower bounds, Eq. 15-17) and
 partitioning the data for the next configuration.
 
-Techniques, each with an off switch (``params``): the depth-two solver from single and pair frequency counts
+Reading the kernel: an iteration is :func:`solve_subtree` (Algorithm 1: :func:`cache_lookup`,
+:func:`cached_optimum`, :func:`similarity_lower_bound`, :func:`solve_depth_two`, :func:`open_frame`), then
+:func:`return_up` (:func:`deliver_result`, Algorithm 3; :func:`next_configuration` with
+:func:`split_children`, Algorithm 2's loops; :func:`finish_frame`; :func:`root_query_done`, Algorithms 6 and
+7), then :func:`anytime_incumbent` and :func:`report_bounds`. The phases take the kernel's named groups
+(:data:`Data`, :data:`Params`, :data:`State`) rather than their arrays.
+
+Techniques, each with an off switch (:data:`Params`): the depth-two solver from single and pair frequency counts
 (§4.3, Eq. 2-8) with incremental counting from two counters (§4.4.3, Prop. 7-8); the similarity lower bound
 (§4.5, Eq. 9, two archived datasets per depth); a dataset-keyed (§4.6.2) or branch-keyed (§4.6.1) cache with
 lower bounds per (depth, nodes) budget (Prop. 10 at store time, Prop. 11 by storing each bound into every
@@ -46,16 +53,15 @@ are stored whole in ``tpool`` as heap arrays of features (node ``h`` has childre
 ``2h+2`` (feature = 1); -1 is a leaf), so a cache hit returns a complete tree and no reconstruction pass is
 needed.
 """
+from collections import namedtuple
+
 import numpy as np
+
 from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
 
 INF = 1 << 60  # "no tree" (the paper's infeasible tree of cost +infinity)
 
-# params (int64)
-(P_DEPTH, P_NODES, P_K, P_F, P_ROWS, P_ALPHA_P, P_ALPHA_Q, P_MODE, P_CACHE, P_SIMILARITY, P_INCREMENTAL,
- P_DEPTH_TWO, P_NODE_ORDER, P_FEATURE_ORDER, P_EPI, P_DEEPENING, P_GREEDY, P_PROBE) = range(18)
-N_PARAMS = 18
 MODE_PLAIN, MODE_SPARSE, MODE_SMALLEST = 0, 1, 2
 CACHE_NONE, CACHE_DATASET, CACHE_BRANCH = 0, 1, 2
 ORDER_DYNAMIC, ORDER_POST = 0, 1
@@ -96,19 +102,80 @@ O_NODES, O_ROOT, O_LEFT, O_RIGHT = range(4)
 # cache dataset metadata (int64, meta[ci, M_*])
 M_HASH, M_LEN, M_KEY = range(3)
 
-# MurTree event kinds (block 96..127 of odtlab.core.events)
-MT_ENTER = 96  # subtree entered: depth = d, i0 = |D| rows, i1 = node budget, i2 = weight, upper = UB, lower = LB,
-#               value = leaf cost; feature / flags = the parent's split feature and the side taken (1: present)
-MT_CACHE_HIT = 97  # optimum found in the cache: value = cost, flags = 1 if within UB
-MT_LB_PRUNE = 98  # lower bound > UB (flags = 1 when UB < 0): lower = LB, upper = UB
-MT_SIMILARITY = 99  # similarity bound raised the LB: value = old LB, lower = new LB, i2 = weight of D_out
-MT_DEPTH_TWO = 100  # depth-two solve: i0 = |D|, f0/f1/value = best 1-, 2-, 3-node costs (-1: depth one),
-#                     feature / i1 / i2 = root, left and right child features of the tree returned for the
-#                     call's budget (-1: none), flags = counting mode
-MT_FRAME_INCUMBENT = 101  # a frame's incumbent improved: feature, i0 = n_L, i1 = n_R, value = cost, f0 = old
-MT_SOLVED = 102  # subtree solved: value = cost, lower = stored LB, i2 = nodes, flags = how
-MT_INFEASIBLE = 103  # no tree within UB: lower = stored LB (Eq. 17), value = RLB (-1 if none)
-MT_QUERY = 104  # root query of Algorithm 6 / 7, a deepening step or a bound probe: i1 = budget, upper = UB
+# -- event kinds (MurTree block 96..127 of odtlab.core.events) ------------------------------------------------
+# ``level`` is the recursion level of the subtree problem an event is about (the root call is 0, the calls of its
+# frame 1, ...), ``parent`` the level above it (-1 for the root call).
+MT_ENTER = 96
+emit_subtree_entered = ev.event_kind(
+    MT_ENTER, "SubtreeEntered", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "ub": "upper", "lb": "lower", "leaf": "value",
+     "level": "node", "side": "flags"},
+    "SolveSubtree: {n_rows} rows, depth {d}, at most {nodes} nodes, UB {ub:.6g} (leaf {leaf:.6g})",
+    "Algorithm 1 entered on a subtree problem (D, d, n, UB); feature and side: the parent's split "
+    "feature (solver column, -1 at the root) and the child taken (0: feature absent, 1: present).").emit
+MT_CACHE_HIT = 97
+emit_cache_hit = ev.event_kind(
+    MT_CACHE_HIT, "CacheHit", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value", "ub": "upper",
+     "feasible": "flags", "stored_lb": "lower", "level": "node"},
+    "Cache hit: optimum {cost:.6g} with {tree_nodes} nodes for {n_rows} rows, depth {d}, "
+    "budget {nodes} (UB {ub:.6g})",
+    "Algorithm 1 line 3: an optimal subtree is cached for (D, d, n).").emit
+MT_LB_PRUNE = 98
+emit_lower_bound_prune = ev.event_kind(
+    MT_LB_PRUNE, "LowerBoundPrune", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "lb": "lower", "ub": "upper", "negative_ub": "flags",
+     "level": "node"},
+    "Pruned: lower bound {lb:.6g} > UB {ub:.6g} ({n_rows} rows, depth {d})",
+    "Algorithm 1 lines 1 and 6: UB < 0 or LB > UB, no tree within the bound.").emit
+MT_SIMILARITY = 99
+emit_similarity_bound = ev.event_kind(
+    MT_SIMILARITY, "SimilarityBound", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "out_weight": "i2", "old_lb": "value", "lb": "lower",
+     "ub": "upper", "level": "node"},
+    "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
+    "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.").emit
+MT_DEPTH_TWO = 100
+emit_depth_two_solve = ev.event_kind(
+    MT_DEPTH_TWO, "DepthTwoSolve", "murtree",
+    {"d": "depth", "n_rows": "i0", "cost1": "f0", "cost2": "f1", "cost3": "value", "ub": "upper", "lb": "lower",
+     "counting": "flags", "root": "feature", "left": "i1", "right": "i2", "level": "node"},
+    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1:.6g}/{cost2:.6g}/"
+    "{cost3:.6g}",
+    "Algorithm 4: pair frequency counts (flags: 0 scratch, 1 incremental, 2 unchanged, 3 a depth-one "
+    "call counted single features only; its 2- and 3-node costs are then -1); root, left, right: the "
+    "features of the tree it returns for the call's node budget (solver columns, -1: none). The "
+    "leaf's cost is on the SubtreeEntered event.").emit
+MT_FRAME_INCUMBENT = 101
+emit_subtree_incumbent = ev.event_kind(
+    MT_FRAME_INCUMBENT, "SubtreeIncumbentImproved", "murtree",
+    {"d": "depth", "cost": "value", "n_left": "i0", "n_right": "i1", "tree_nodes": "i2", "old_cost": "f0",
+     "ub": "upper", "lb": "lower", "level": "node"},
+    "Subtree incumbent: feature {feature} with {n_left}/{n_right} nodes costs {cost:.6g}",
+    "Algorithm 2 line 12: a configuration beat the subtree's incumbent (old_cost -1: none).").emit
+MT_SOLVED = 102
+emit_subtree_solved = ev.event_kind(
+    MT_SOLVED, "SubtreeSolved", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value", "stored_lb": "lower",
+     "ub": "upper", "how": "flags", "level": "node"},
+    "Subtree solved: cost {cost:.6g} with {tree_nodes} nodes ({n_rows} rows, depth {d}, "
+    "budget {nodes})",
+    "Optimum within UB (flags: 0 general case, 1 leaf budget, 2 LB equals the leaf, "
+    "3 depth-two solver).").emit
+MT_INFEASIBLE = 103
+emit_subtree_infeasible = ev.event_kind(
+    MT_INFEASIBLE, "SubtreeInfeasible", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "stored_lb": "lower", "ub": "upper",
+     "rlb": "value", "level": "node"},
+    "No tree within UB {ub:.6g}: stored lower bound {stored_lb:.6g} (RLB {rlb:.6g}; {n_rows} rows)",
+    "Algorithm 2 line 15 / Eq. 17: LB = max(LB, UB + 1, RLB).").emit
+MT_QUERY = 104
+emit_root_query = ev.event_kind(
+    MT_QUERY, "RootQuery", "murtree",
+    {"d": "depth", "n_rows": "i0", "nodes": "i1", "ub": "upper", "lb": "lower"},
+    "Root query: depth {d}, at most {nodes} nodes, UB {ub:.6g}",
+    "The next root call: Algorithm 6 / 7 (a new node budget), iterative deepening (a new depth) or "
+    "a lower-bound probe (a new UB, bound_probing).").emit
 SOLVED_GENERAL, SOLVED_LEAF_BUDGET, SOLVED_LEAF_LB, SOLVED_DEPTH_TWO = 0, 1, 2, 3
 COUNT_SCRATCH, COUNT_INCREMENTAL, COUNT_UNCHANGED, COUNT_SINGLES = 0, 1, 2, 3
 
@@ -438,9 +505,11 @@ def cache_find(htab, meta, keys, src, off, length, h):
         pos = (pos + 1) & mask
 
 
-@njit
-def cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters, src, off, length, h):
-    """Add a new key (room was checked before the iteration) and return its index."""
+@njit(inline="always")
+def cache_insert(state, src, off, length, h):
+    """Add a new key ``src[off:off+length]`` with hash ``h`` (room was checked before the iteration) and return
+    its index."""
+    counters, meta, keys, htab = state.counters, state.meta, state.keys, state.htab
     ci = counters[C_NDS]
     counters[C_NDS] = ci + 1
     ks = counters[C_KEYS_USED]
@@ -450,9 +519,9 @@ def cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters, src, of
     meta[ci, M_HASH] = h
     meta[ci, M_LEN] = length
     meta[ci, M_KEY] = ks
-    ent_lb[ci, :] = 0
-    ent_cost[ci, :] = -1
-    ent_tree[ci, :] = -1
+    state.ent_lb[ci, :] = 0
+    state.ent_cost[ci, :] = -1
+    state.ent_tree[ci, :] = -1
     mask = htab.shape[0] - 1
     pos = h & mask
     while htab[pos] != 0:
@@ -481,10 +550,12 @@ def raise_lb(lbrow, slot, value, dom):
             lbrow[t] = value
 
 
-@njit
-def store_optimum(ent_lb, ent_cost, ent_tree, ci, slot, cost, nodes, adepth, tree_code, slot_d, slot_n, dom):
+@njit(inline="always")
+def store_optimum(data, state, ci, slot, cost, nodes, adepth, tree_code):
     """Scenario 1 of §4.6.3: the optimum of (d, n) is also optimal for budgets (d', n') with
     nodes <= n' <= n and actual depth <= d' <= d (Prop. 10); its cost bounds every smaller budget."""
+    slot_d, slot_n, dom = data.slot_d, data.slot_n, data.dom
+    ent_lb, ent_cost, ent_tree = state.ent_lb, state.ent_cost, state.ent_tree
     d = slot_d[slot]
     n = slot_n[slot]
     for t in range(slot_d.shape[0]):
@@ -884,8 +955,8 @@ def _pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie):
     return _by_dtype(fq, pairs_stats, pairs_counts)
 
 
-@njit
-def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, d2f, out, outc, tie):
+@njit(inline="always")
+def depth_two_scores(state, base, K, F, cls, W, out, outc, tie):
     """Phase 2 of Algorithm 4 on one counter: the best trees with 1, 2 and 3 feature nodes.
 
     Cells follow Eq. 2-5, cell costs Eq. 6 (or the cell's SSE), subtree costs Eq. 7-8; the pair loop runs over
@@ -893,21 +964,23 @@ def depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, d2f, out, outc, tie)
     beats the leaf by TIE, and the 2-node (3-node) search starts from the 1-node (2-node) optimum, so ties
     prefer fewer nodes (lexicographic, §4.4). ``out[b] = (nodes, root, left, right)``, ``outc[b]`` = cost.
     """
-    nact = active_features(fq, base, K, F, W, diag, act)
-    init_roots(act, nact, cls, K, diag, d2, d2f)
-    pair_scores(fq, base, K, F, cls, diag, act, nact, d2, d2f, tie)
-    budget_trees(act, nact, leaf_cost(cls, K), d2, d2f, out, outc, tie)
+    nact = active_features(state.fq, base, K, F, W, state.diag, state.act)
+    init_roots(state.act, nact, cls, K, state.diag, state.d2, state.d2f)
+    pair_scores(state.fq, base, K, F, cls, state.diag, state.act, nact, state.d2, state.d2f, tie)
+    budget_trees(state.act, nact, leaf_cost(cls, K), state.d2, state.d2f, out, outc, tie)
 
 
-@njit
-def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, rstat, fq, cnt_ids, cnt_meta,
-              cnt_out, cnt_cost, din, dout, diag, act, d2, d2f, incremental, counters, tie):
+@njit(inline="always")
+def depth_two(data, state, start, length, cls, W, K, F, incremental, tie):
     """The specialised depth-two solver (Algorithm 4) with incremental counting (§4.4.3).
 
     Two counters each remember the dataset they counted. The one with the smaller |D_in| + |D_out| is
     updated incrementally when that difference is below |D| (Prop. 8), otherwise it is recounted from
     scratch; no difference returns its previous output. Returns (counter slot, counting mode).
     """
+    pool, fq, cnt_ids, cnt_meta, din, dout, counters = (state.pool, state.fq, state.cnt_ids, state.cnt_meta,
+                                                         state.din, state.dout, state.counters)
+    rowptr, rowfeat, label, weight, rstat = data.rowptr, data.rowfeat, data.label, data.weight, data.rstat
     FF = F * F
     slot = -1
     nin = -1
@@ -949,14 +1022,16 @@ def depth_two(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight,
         ids[t] = pool[start + t]
     cnt_meta[slot, 0] = length
     cnt_meta[slot, 1] = counters[C_D2]  # age, for choosing which counter to overwrite
-    depth_two_scores(fq, base, K, F, cls, W, diag, act, d2, d2f, cnt_out[slot], cnt_cost[slot], tie)
+    depth_two_scores(state, base, K, F, cls, W, state.cnt_out[slot], state.cnt_cost[slot], tie)
     return slot, mode
 
 
-@njit
-def stump(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, rstat, sing, out, outc, tie):
-    """Depth one (one node) from single statistics only: min_i leaf(D(not f_i)) + leaf(D(f_i))."""
-    single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, sing)
+@njit(inline="always")
+def stump(data, state, start, length, cls, W, K, F, tie):
+    """Depth one (one node) from single statistics only: min_i leaf(D(not f_i)) + leaf(D(f_i)), written as the
+    1-node tree of output slot 2 (``cnt_out[2]``, ``cnt_cost[2]``)."""
+    sing = state.sing
+    single_counts(state.pool, start, length, data.rowptr, data.rowfeat, data.label, data.weight, data.rstat, sing)
     best = leaf_cost(cls, K)
     root = -1
     for i in range(F):
@@ -968,13 +1043,15 @@ def stump(pool, start, length, cls, W, K, F, rowptr, rowfeat, label, weight, rst
         if v <= best - tie:
             best = v
             root = i
-    set_tree(out, outc, 0, best, 0 if root < 0 else 1, root, -1, -1)
+    set_tree(state.cnt_out[2], state.cnt_cost[2], 0, best, 0 if root < 0 else 1, root, -1, -1)
 
 
-@njit
-def archive_update(arch_ids, arch_meta, arch_lb, d, pool, start, length, W, lbrow, sim0, sim1, weight):
+@njit(inline="always")
+def archive_update(data, state, d, start, length, W, sim0, sim1):
     """After a subtree of depth d was searched, its dataset replaces the more similar of the two archived
-    at depth d (§4.5); ``lbrow`` holds its lower bounds per budget."""
+    at depth d (§4.5); ``state.lbrow`` holds its lower bounds per budget; ``sim0``, ``sim1``: the distances
+    :func:`similarity_bound` measured (-1: not measured)."""
+    arch_ids, arch_meta, pool, weight = state.arch_ids, state.arch_meta, state.pool, data.weight
     diffs = (sim0, sim1)
     s = -1
     for j in range(2):
@@ -997,13 +1074,14 @@ def archive_update(arch_ids, arch_meta, arch_lb, d, pool, start, length, W, lbro
         ids[t] = pool[start + t]
     arch_meta[d, s, 0] = length
     arch_meta[d, s, 1] = W
-    arch_lb[d, s, :] = lbrow
+    state.arch_lb[d, s, :] = state.lbrow
 
 
-@njit
-def similarity_bound(arch_ids, arch_meta, arch_lb, d, slot, pool, start, length, W, weight, diffs):
+@njit(inline="always")
+def similarity_bound(data, state, d, slot, start, length, W):
     """Eq. 9 with the archived datasets' lower bounds: max_j LB(D_j) - w(D_j minus D) (Prop. 9).
-    Returns (bound, weight of D_out for the best one); ``diffs[j]`` gets |D_in|+|D_out| (-1 if skipped)."""
+    Returns (bound, weight of D_out for the best one); ``state.scratch[j]`` gets |D_in|+|D_out| (-1 if skipped)."""
+    arch_meta, arch_lb, weight, diffs = state.arch_meta, state.arch_lb, data.weight, state.scratch
     best = 0
     wbest = 0
     for j in range(2):
@@ -1014,14 +1092,13 @@ def similarity_bound(arch_ids, arch_meta, arch_lb, d, slot, pool, start, length,
         lbo = arch_lb[d, j, slot]
         if lbo <= 0 or arch_meta[d, j, 1] - W >= lbo:  # the bound cannot be positive
             continue
-        a, b, wout = sorted_diff(arch_ids[d, j], olen, pool, start, length, weight[:0], weight[:0], INF, weight)
+        a, b, wout = sorted_diff(state.arch_ids[d, j], olen, state.pool, start, length, weight[:0], weight[:0], INF,
+                                 weight)
         diffs[j] = a + b
         if lbo - wout > best:
             best = lbo - wout
             wbest = wout
     return best, wbest
-
-
 
 
 @njit
@@ -1036,15 +1113,16 @@ def gain_order(fc, cls, W, K, F, order):
 
 
 @njit
-def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, rstat, zob, K, F, sing, vec,
-                scratch, out):
+def greedy_tree(data, params, state, vec):
     """A greedy upper bound (the paper's remark that a CART tree can replace the leaf as the first UB).
 
     Nodes are split breadth first on the feature with the largest gain (:func:`split_gain`) while the node
     budget lasts; a node without cost or without a non-degenerate split with positive gain stays a leaf.
-    Level L's row groups live in ``pool[L * n_rows:(L + 1) * n_rows]``. Writes the heap tree into ``out`` and
-    returns (cost, feature nodes); ``vec`` is scratch for one data set's statistics.
+    Level L's row groups live in ``pool[L * n_rows:(L + 1) * n_rows]``. Writes the heap tree into
+    ``state.rtree`` and returns (cost, feature nodes); ``vec`` is scratch for one data set's statistics.
     """
+    pool, sing, out = state.pool, state.sing, state.rtree
+    n_rows, depth, nodes, K, F = params.n_rows, params.max_depth, params.max_nodes, params.n_classes, params.n_features
     heap_clear(out, 0, 0, depth)
     size = (1 << (depth + 1)) - 1
     gstart = np.zeros(size, dtype=np.int64)
@@ -1060,11 +1138,11 @@ def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, 
             continue
         start = gstart[h]
         length = glen[h]
-        rows_total(pool, start, length, label, weight, rstat, vec)
+        rows_total(pool, start, length, data.label, data.weight, data.rstat, vec)
         leaf = leaf_cost(vec, K)
         best_f = -1
         if level < depth and used < nodes and leaf > 0:
-            single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, sing)
+            single_counts(pool, start, length, data.rowptr, data.rowfeat, data.label, data.weight, data.rstat, sing)
             W = stats_weight(vec, K)
             best_gain = 1e-12
             for f in range(F):
@@ -1078,12 +1156,37 @@ def greedy_tree(pool, n_rows, depth, nodes, Xc, rowptr, rowfeat, label, weight, 
         used += 1
         out[h] = best_f
         cbase = (level + 1) * n_rows + (start - level * n_rows)
-        nl, _ = partition(pool, start, length, cbase, Xc, best_f, zob, False, scratch)
+        nl, _ = partition(pool, start, length, cbase, data.Xc, best_f, data.zob, False, state.scratch)
         gstart[2 * h + 1] = cbase
         glen[2 * h + 1] = nl
         gstart[2 * h + 2] = cbase + nl
         glen[2 * h + 2] = length - nl
     return cost, used
+
+
+# ------------------------------------------------------------------------------------------------------
+# the kernel's arguments: three named groups
+# ------------------------------------------------------------------------------------------------------
+#: Read-only options (int64): the budgets (D, N), K statistics per row, |F|, the rows, alpha = alpha_p / alpha_q,
+#: the objective (``MODE_*``), the technique switches and ``events_per_iteration`` (room a kernel call keeps).
+Params = namedtuple("Params", "max_depth max_nodes n_classes n_features n_rows alpha_p alpha_q mode cache similarity "
+                              "incremental depth_two node_order feature_order events_per_iteration deepening greedy "
+                              "probing")
+#: Read-only arrays of the problem: the columns ``Xc[f]``, the rows as sparse feature lists (``rowptr``,
+#: ``rowfeat``), labels, integer weights, regression statistics, Zobrist keys of rows and literals, and the
+#: (depth, nodes) budget slots of the cache (``pair_slot[d, n]``, ``slot_d``, ``slot_n``, ``dom[s, t]``: budget t
+#: lies within budget s).
+Data = namedtuple("Data", "Xc rowptr rowfeat label weight rstat zob zlit pair_slot slot_d slot_n dom")
+#: Everything the search writes (a stopped search resumes from it): the row pool (a stack of data sets) and
+#: branch keys; the frames of Algorithm 2 (``frames``, ``fcost`` and per frame its statistics, single counts,
+#: children's statistics, feature order, incumbent tree and first child's tree); the call / return register
+#: (``reg``, ``regc``, ``reg_cls``, ``rtree``); the global incumbent ``gtree``; ``counters`` and ``ccost``
+#: (indexed by ``C_*`` and ``CC_*``); the similarity archive (§4.5); the depth-two counters and their scratch
+#: (§4.3-4.4); and the cache (§4.6: ``htab``, ``meta``, ``keys``, the entries ``ent_*`` and the tree pool).
+State = namedtuple("State", "pool bkeys frames fcost fcls fcounts fchild forder ftree ctree rtree gtree reg regc "
+                            "reg_cls counters ccost arch_ids arch_meta arch_lb lbrow fq cnt_ids cnt_meta cnt_out "
+                            "cnt_cost din dout diag act d2 d2f sing scratch cand htab meta keys ent_lb ent_cost "
+                            "ent_tree tpool")
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -1107,8 +1210,10 @@ def child_lb(fr, fc, side, d, n_c, ent_lb, pair_slot):
 
 
 @njit(inline="always")
-def call_child(fr, fc, side, stats, K, by_branch, n_c, ub, reg, regc, reg_cls):
-    """Load the call register with the subtree problem of the frame's child ``side`` with n_c nodes."""
+def call_child(state, top, side, by_branch, n_c, ub):
+    """Load the call register with the subtree problem of frame ``top``'s child ``side`` with n_c nodes."""
+    fr = state.frames[top]
+    reg = state.reg
     cb = FR_CHILD + side * CH_WIDTH
     reg[RG_START] = fr[cb + CH_START]
     reg[RG_LEN] = fr[cb + CH_LEN]
@@ -1120,10 +1225,10 @@ def call_child(fr, fc, side, stats, K, by_branch, n_c, ub, reg, regc, reg_cls):
     reg[RG_CIDX] = fr[cb + CH_CIDX]
     reg[RG_D] = min(fr[FR_D] - 1, n_c)
     reg[RG_N] = n_c
-    regc[RC_UB] = ub
-    regc[RC_LEAF] = fc[FC_CLEAF + side]
-    for c in range(K):
-        reg_cls[c] = stats[c]
+    state.regc[RC_UB] = ub
+    state.regc[RC_LEAF] = state.fcost[top, FC_CLEAF + side]
+    for c in range(state.reg_cls.shape[0]):
+        state.reg_cls[c] = state.fchild[top, side, c]
 
 
 @njit(inline="always")
@@ -1143,24 +1248,836 @@ def branch_insert(bkeys, src, kl, lit, ko):
         bkeys[ko + t2] = lit
 
 
-@njit
-def store_depth_two(out, outc, nb, lbrow, pair_slot, slot_d, slot_n, dom, use_cache, cidx, ent_lb, ent_cost,
-                    ent_tree, tpool, counters, scratch):
+@njit(inline="always")
+def key_source(params, state):
+    """Where cache keys live: the sorted literal sets of ``bkeys`` (branch cache, §4.6.1) or the sorted row ids
+    of the pool (dataset cache, §4.6.2)."""
+    return state.bkeys if params.cache == CACHE_BRANCH else state.pool
+
+
+@njit(inline="always")
+def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
     """The depth-two solver's optima for 1, 2 and 3 nodes become lower bounds (``lbrow``) and cache entries."""
+    lbrow, scratch = state.lbrow, state.scratch
     lbrow[:] = 0
     for b in range(nb):
-        bslot = pair_slot[1 if b == 0 else 2, b + 1]
+        bslot = data.pair_slot[1 if b == 0 else 2, b + 1]
         if bslot < 0:
             continue
-        raise_lb(lbrow, bslot, outc[b], dom)
+        raise_lb(lbrow, bslot, outc[b], data.dom)
         if use_cache:
             scratch[0] = out[b, O_ROOT]
             scratch[1] = out[b, O_LEFT]
             scratch[2] = out[b, O_RIGHT]
             adepth = heap_depth(scratch, 0, 2)
-            code = tpool_put(tpool, counters, scratch, 0, adepth)
-            store_optimum(ent_lb, ent_cost, ent_tree, cidx, bslot, outc[b], out[b, O_NODES], adepth, code, slot_d,
-                          slot_n, dom)
+            code = tpool_put(state.tpool, state.counters, scratch, 0, adepth)
+            store_optimum(data, state, cidx, bslot, outc[b], out[b, O_NODES], adepth, code)
+
+
+# ------------------------------------------------------------------------------------------------------
+# the phases of one iteration. Those that write events take the record level, a constant of the kernel, and
+# are inlined into it, so a kernel compiled for level "none" carries no event code. Every function that takes
+# the State group and runs in each iteration is inlined too: a call passes each of its arrays (hundreds of
+# words), which made the search measurably slower when these were plain calls (bench_murtree.py --alone).
+# ------------------------------------------------------------------------------------------------------
+@njit(inline="always")
+def start_search(data, params, state, events, level):
+    """The search's first call: the root leaf (or the greedy tree) is the incumbent, and the first root query
+    is loaded: Algorithm 6 starts at one node, Algorithm 7 at the full budget, a plain search at depth 1
+    (iterative deepening, §4.9.5) or at the full depth. Each asks for a strict improvement on the best tree
+    known, UB = its cost - 1, as the reference code's leaf - 1. Returns the number of events written."""
+    counters, ccost, reg, regc = state.counters, state.ccost, state.reg, state.regc
+    D, NN, ap, aq = params.max_depth, params.max_nodes, params.alpha_p, params.alpha_q
+    tie = ccost[CC_TIE]
+    counters[C_STARTED] = 1
+    counters[C_TOP] = -1
+    root_leaf = leaf_cost(state.reg_cls, params.n_classes)
+    ccost[CC_ROOT_LEAF] = root_leaf
+    ccost[CC_G_MISS] = root_leaf
+    counters[C_G_NODES] = 0
+    ccost[CC_LOWER] = min(aq * root_leaf, ap) if params.mode == MODE_SPARSE else 0
+    heap_clear(state.gtree, 0, 0, D)
+    if params.greedy == 1:
+        gm, gn = greedy_tree(data, params, state, state.reg_cls.copy())
+        if better(gm, gn, root_leaf, 0, ap, aq):
+            ccost[CC_G_MISS] = gm
+            counters[C_G_NODES] = gn
+            heap_embed(state.rtree, 0, D, state.gtree, 0, 0)
+    counters[C_Q_STAGE] = 0
+    if params.mode == MODE_PLAIN:
+        q = 1 if params.deepening == 1 else D
+        qn = min(NN, (1 << q) - 1)
+        qd = min(q, qn)
+        counters[C_Q_DEPTH] = q
+        open_plain_query(ccost, regc, tie, params.probing == 1 and qd == D and qn == NN)
+    elif params.mode == MODE_SPARSE:
+        qn = 1
+        qd = 1
+        regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, tie)
+    else:
+        qn = NN
+        qd = min(D, NN)
+        regc[RC_UB] = ccost[CC_G_MISS] - tie
+    counters[C_Q_N] = qn
+    reg[RG_D] = qd
+    reg[RG_N] = qn
+    reg[RG_CIDX] = -2
+    k = 0
+    if level >= ev.LEVEL_SUMMARY:
+        k = ev.emit_search_started(events, k, 0, depth=D, lower=ccost[CC_LOWER] / aq,
+                                   upper=ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq,
+                                   i0=params.n_rows, i1=NN, i2=counters[C_ROOT_W])
+    return k
+
+
+@njit(inline="always")
+def room_to_grow(params, state):
+    """The cache arrays that may run out of room during the next iteration (``GROW_*`` flags, 0: none)."""
+    counters, D = state.counters, params.max_depth
+    grow = 0
+    if 2 * (counters[C_NDS] + D + 3) > state.htab.shape[0] or counters[C_NDS] + D + 3 > state.meta.shape[0]:
+        grow |= GROW_CACHE
+    if counters[C_KEYS_USED] + (D + 3) * params.n_rows > state.keys.shape[0]:
+        grow |= GROW_KEYS
+    if counters[C_TP_USED] + (D + 3) * (state.gtree.shape[0] + 3) > state.tpool.shape[0]:
+        grow |= GROW_TPOOL
+    return grow
+
+
+@njit(inline="always")
+def cache_lookup(params, state):
+    """The call's cache entry (§4.6): the one its parent found when it split, or, for a root query (-2), the
+    one found now by the key's hash; -1 when the key is not cached."""
+    reg = state.reg
+    cidx = reg[RG_CIDX]
+    if params.cache != CACHE_NONE and cidx == -2:
+        cidx = cache_find(state.htab, state.meta, state.keys, key_source(params, state), reg[RG_KOFF], reg[RG_KLEN],
+                          reg[RG_KHASH])
+    return cidx
+
+
+@njit(inline="always")
+def solve_subtree(data, params, state, events, k, it, level, use_sim):
+    """Algorithm 1 (SolveSubtree) on the call register (D, d, n, UB): resolved at once when UB < 0 (line 1), n or
+    d is 0 (a leaf), the cache holds the optimum (line 3), the lower bound (cached, raised by the similarity
+    bound, line 4) exceeds UB (line 6) or meets the leaf (line 7), or d <= 2 (line 8, Algorithm 4); else a
+    general-case frame is opened (Algorithm 2). Returns (events written so far, resolved)."""
+    reg, regc, counters = state.reg, state.regc, state.counters
+    d = reg[RG_D]
+    nn = reg[RG_N]
+    ub = regc[RC_UB]
+    leaf = regc[RC_LEAF]
+    counters[C_CALLS] += 1
+    cidx = cache_lookup(params, state)
+    top = counters[C_TOP]
+    if level >= ev.LEVEL_FULL:
+        # the literal that leads here from the parent frame: its feature and the side (0 absent, 1 present)
+        pf = state.frames[top, FR_F] if top >= 0 else -1
+        ps = 0
+        if top >= 0:
+            fr = state.frames[top]
+            ps = fr[FR_FIRST] if fr[FR_PHASE] == PH_FIRST else 1 - fr[FR_FIRST]
+        stored = stored_lb(state.ent_lb, cidx, data.pair_slot, d, nn)
+        k = emit_subtree_entered(events, k, it, d=d, side=ps, level=top + 1, parent=top, feature=pf,
+                                 leaf=float(leaf), ub=float(ub), lb=float(stored), n_rows=reg[RG_LEN], nodes=nn,
+                                 weight=reg[RG_W])
+    reg[RT_CIDX] = cidx
+    reg[RT_NODES] = 0
+    if ub < 0:
+        lb = stored_lb(state.ent_lb, cidx, data.pair_slot, d, nn)
+        regc[RC_COST] = INF
+        regc[RC_LB] = lb
+        counters[C_LB_PRUNES] += 1
+        if level >= ev.LEVEL_FULL:
+            k = emit_lower_bound_prune(events, k, it, d=d, negative_ub=1, level=top + 1, parent=top, ub=float(ub),
+                                       lb=float(lb), n_rows=reg[RG_LEN], nodes=nn, weight=reg[RG_W])
+        return k, True
+    if d == 0 or nn == 0:
+        return leaf_budget(state, events, k, it, level), True
+    slot = data.pair_slot[d, nn]
+    if cidx >= 0 and state.ent_cost[cidx, slot] >= 0:
+        return cached_optimum(state, events, k, it, level, slot), True
+    lb = state.ent_lb[cidx, slot] if cidx >= 0 else state.ent_lb[0, 0] * 0
+    sim0 = -1
+    sim1 = -1
+    if use_sim:
+        k, lb, sim0, sim1 = similarity_lower_bound(data, params, state, events, k, it, level, lb)
+    if lb > ub:
+        regc[RC_COST] = INF
+        regc[RC_LB] = lb
+        counters[C_LB_PRUNES] += 1
+        if level >= ev.LEVEL_FULL:
+            k = emit_lower_bound_prune(events, k, it, d=d, negative_ub=0, level=top + 1, parent=top, ub=float(ub),
+                                       lb=float(lb), n_rows=reg[RG_LEN], nodes=nn, weight=reg[RG_W])
+        return k, True
+    if leaf - lb < state.ccost[CC_TIE]:  # the leaf meets the lower bound (line 7; within TIE for squared errors)
+        heap_clear(state.rtree, 0, 0, d)
+        regc[RC_COST] = leaf
+        regc[RC_LB] = leaf
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_LEAF_LB, level=top + 1, parent=top,
+                                    cost=float(leaf), ub=float(ub), stored_lb=float(leaf), n_rows=reg[RG_LEN],
+                                    nodes=nn, tree_nodes=0)
+        return k, True
+    if d <= 2 and params.depth_two == 1:
+        return solve_depth_two(data, params, state, events, k, it, level, lb, sim0, sim1, use_sim), True
+    open_frame(data, params, state, lb, sim0, sim1)
+    return k, False
+
+
+@njit(inline="always")
+def leaf_budget(state, events, k, it, level):
+    """Eq. 1 cases 1-2: no depth or no node left, so the subtree is a leaf, feasible when its cost is within UB."""
+    reg, regc, top = state.reg, state.regc, state.counters[C_TOP]
+    d = reg[RG_D]
+    ub = regc[RC_UB]
+    leaf = regc[RC_LEAF]
+    heap_clear(state.rtree, 0, 0, d)
+    regc[RC_LB] = leaf
+    if leaf <= ub:
+        regc[RC_COST] = leaf
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_LEAF_BUDGET, level=top + 1, parent=top,
+                                    cost=float(leaf), ub=float(ub), stored_lb=float(leaf), n_rows=reg[RG_LEN],
+                                    nodes=reg[RG_N], tree_nodes=0)
+    else:
+        regc[RC_COST] = INF
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_infeasible(events, k, it, d=d, level=top + 1, parent=top, rlb=-1.0, ub=float(ub),
+                                        stored_lb=float(leaf), n_rows=reg[RG_LEN], nodes=reg[RG_N], weight=reg[RG_W])
+    return k
+
+
+@njit(inline="always")
+def cached_optimum(state, events, k, it, level, slot):
+    """Algorithm 1 line 3: the cache holds the optimum of (D, d, n) (§4.6.3); it is returned when within UB, and is
+    the call's lower bound either way."""
+    reg, regc, top = state.reg, state.regc, state.counters[C_TOP]
+    cidx = reg[RT_CIDX]
+    d = reg[RG_D]
+    ub = regc[RC_UB]
+    cost = state.ent_cost[cidx, slot]
+    state.counters[C_CACHE_HITS] += 1
+    if cost <= ub:
+        tree_from_code(state.tpool, state.ent_tree[cidx, slot], state.rtree, d)
+        regc[RC_COST] = cost
+        reg[RT_NODES] = 0
+        for h in range((1 << d) - 1):
+            if state.rtree[h] >= 0:
+                reg[RT_NODES] += 1
+    else:
+        regc[RC_COST] = INF
+    regc[RC_LB] = cost
+    if level >= ev.LEVEL_FULL:
+        k = emit_cache_hit(events, k, it, d=d, feasible=1 if cost <= ub else 0, level=top + 1, parent=top,
+                           cost=float(cost), ub=float(ub), stored_lb=float(cost), n_rows=reg[RG_LEN],
+                           nodes=reg[RG_N], tree_nodes=reg[RT_NODES])
+    return k
+
+
+@njit(inline="always")
+def similarity_lower_bound(data, params, state, events, k, it, level, lb):
+    """Algorithm 1 line 4 (§4.5): raise the call's lower bound ``lb`` by Eq. 9 from the two data sets archived at
+    its depth, and store a raised bound in the cache (Prop. 11). Returns (k, lb, sim0, sim1); sim_j is the
+    distance |D_in| + |D_out| to archived data set j (-1: not measured), reused by :func:`archive_update`."""
+    reg, regc, counters = state.reg, state.regc, state.counters
+    top = counters[C_TOP]
+    d = reg[RG_D]
+    nn = reg[RG_N]
+    ub = regc[RC_UB]
+    slot = data.pair_slot[d, nn]
+    sb, wout = similarity_bound(data, state, d, slot, reg[RG_START], reg[RG_LEN], reg[RG_W])
+    sim0 = state.scratch[0]
+    sim1 = state.scratch[1]
+    if sb > lb:
+        if level >= ev.LEVEL_FULL:
+            k = emit_similarity_bound(events, k, it, d=d, level=top + 1, parent=top, old_lb=float(lb), ub=float(ub),
+                                      lb=float(sb), n_rows=reg[RG_LEN], nodes=nn, out_weight=wout)
+        lb = sb
+        counters[C_SIM_RAISES] += 1
+        if params.cache != CACHE_NONE:
+            cidx = reg[RT_CIDX]
+            if cidx < 0:
+                cidx = cache_insert(state, key_source(params, state), reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
+                reg[RT_CIDX] = cidx
+            raise_lb(state.ent_lb[cidx], slot, lb, data.dom)
+        if lb > ub:
+            counters[C_SIM_PRUNES] += 1
+    return k, lb, sim0, sim1
+
+
+@njit(inline="always")
+def solve_depth_two(data, params, state, events, k, it, level, lb, sim0, sim1, use_sim):
+    """Algorithm 1 line 8: a subtree of depth 2 (Algorithm 4, :func:`depth_two`) or 1 (:func:`stump`). Its optima
+    for every budget it computed go into the cache and the lower bounds (and the similarity archive); the
+    tree for the call's budget is returned when within UB."""
+    reg, regc, counters = state.reg, state.regc, state.counters
+    top = counters[C_TOP]
+    d = reg[RG_D]
+    nn = reg[RG_N]
+    ub = regc[RC_UB]
+    start = reg[RG_START]
+    length = reg[RG_LEN]
+    W = reg[RG_W]
+    tie = state.ccost[CC_TIE]
+    counters[C_D2] += 1
+    if d == 1:
+        cs = 2
+        stump(data, state, start, length, state.reg_cls, W, params.n_classes, params.n_features, tie)
+        cmode = COUNT_SINGLES
+        nb = 1
+    else:
+        cs, cmode = depth_two(data, state, start, length, state.reg_cls, W, params.n_classes, params.n_features,
+                              params.incremental == 1, tie)
+        nb = 3
+    out = state.cnt_out[cs]
+    outc = state.cnt_cost[cs]
+    b = nn - 1 if d == 2 else 0
+    cost = outc[b]
+    if level >= ev.LEVEL_FULL:
+        k = emit_depth_two_solve(events, k, it, d=d, counting=cmode, level=top + 1, parent=top, root=out[b, O_ROOT],
+                                 cost3=float(outc[2]) if nb == 3 else -1.0, ub=float(ub), lb=float(lb), n_rows=length,
+                                 left=out[b, O_LEFT], right=out[b, O_RIGHT], cost1=float(outc[0]),
+                                 cost2=float(outc[1]) if nb == 3 else -1.0)
+    use_cache = params.cache != CACHE_NONE
+    cidx = reg[RT_CIDX]
+    if use_cache and cidx < 0:
+        cidx = cache_insert(state, key_source(params, state), reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
+        reg[RT_CIDX] = cidx
+    store_depth_two(data, state, out, outc, nb, use_cache, cidx)
+    if use_sim:
+        if params.cache == CACHE_DATASET:
+            state.lbrow[:] = state.ent_lb[cidx]
+        archive_update(data, state, d, start, length, W, sim0, sim1)
+    if cost <= ub:
+        rtree = state.rtree
+        heap_clear(rtree, 0, 0, d)
+        rtree[0] = out[b, O_ROOT]
+        if d == 2:
+            rtree[1] = out[b, O_LEFT]
+            rtree[2] = out[b, O_RIGHT]
+        regc[RC_COST] = cost
+        reg[RT_NODES] = out[b, O_NODES]
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_DEPTH_TWO, level=top + 1, parent=top,
+                                    feature=out[b, O_ROOT], cost=float(cost), ub=float(ub), stored_lb=float(cost),
+                                    n_rows=length, nodes=nn, tree_nodes=out[b, O_NODES])
+    else:
+        regc[RC_COST] = INF
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_infeasible(events, k, it, d=d, level=top + 1, parent=top, rlb=-1.0, ub=float(ub),
+                                        stored_lb=float(cost), n_rows=length, nodes=nn, weight=W)
+    regc[RC_LB] = cost
+    return k
+
+
+@njit(inline="always")
+def open_frame(data, params, state, lb, sim0, sim1):
+    """Algorithm 2 lines 1-3: push a general-case frame for the call: its incumbent is the leaf when within UB
+    (else none), its lower bound ``lb``, its features in the order of §4.8 (by gain, or in order), and the
+    children of its splits go above every data set in use (the pool is a stack of data sets)."""
+    reg, regc, counters = state.reg, state.regc, state.counters
+    K, F = params.n_classes, params.n_features
+    counters[C_FRAMES] += 1
+    top = counters[C_TOP] + 1
+    counters[C_TOP] = top
+    fr = state.frames[top]
+    fc = state.fcost[top]
+    d = reg[RG_D]
+    nn = reg[RG_N]
+    ub = regc[RC_UB]
+    leaf = regc[RC_LEAF]
+    start = reg[RG_START]
+    length = reg[RG_LEN]
+    W = reg[RG_W]
+    fr[FR_START] = start
+    fr[FR_LEN] = length
+    fr[FR_W] = W
+    fr[FR_HASH] = reg[RG_HASH]
+    fr[FR_KOFF] = reg[RG_KOFF]
+    fr[FR_KLEN] = reg[RG_KLEN]
+    fr[FR_KHASH] = reg[RG_KHASH]
+    fr[FR_CIDX] = reg[RT_CIDX]
+    fr[FR_D] = d
+    fr[FR_N] = nn
+    fc[FC_UB] = ub
+    fc[FC_LB] = lb
+    fc[FC_LEAF] = leaf
+    fc[FC_BEST] = leaf if leaf <= ub else INF
+    fr[FR_BEST_NODES] = 0
+    fc[FC_RLB] = INF
+    fr[FR_FI] = -1
+    fr[FR_PHASE] = PH_NEXT_FEATURE
+    nmax = min((1 << (d - 1)) - 1, nn - 1)
+    fr[FR_NMAX] = nmax
+    fr[FR_NMIN] = nn - 1 - nmax
+    fr[FR_CBASE] = start + length if top == 0 else state.frames[top - 1, FR_CBASE] + state.frames[top - 1, FR_LEN]
+    fr[FR_SIM0] = sim0
+    fr[FR_SIM1] = sim1
+    for c in range(K):
+        state.fcls[top, c] = state.reg_cls[c]
+    heap_clear(state.ftree[top], 0, 0, d)
+    single_counts(state.pool, start, length, data.rowptr, data.rowfeat, data.label, data.weight, data.rstat,
+                  state.fcounts[top])
+    if params.feature_order == FEATURES_GINI:
+        gain_order(state.fcounts[top], state.fcls[top], W, K, F, state.forder[top])
+    else:
+        for f in range(F):
+            state.forder[top, f] = f
+
+
+@njit(inline="always")
+def next_split(fr):
+    """The next configuration of Algorithm 2's loops: one more node on the left (n_L + 1), or, when n_L is at its
+    largest, the next feature."""
+    nl = fr[FR_NL]
+    fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
+    fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
+
+
+@njit(inline="always")
+def deliver_result(data, state, events, k, it, level, top):
+    """Algorithm 3 (lines 4-13): the returned call's result into frame ``top``'s configuration. A failed first
+    child refines the frame's RLB (Eq. 15, with the sibling's stored bound) and skips the configuration; a
+    solved one is kept and its sibling called next; a solved second child makes a tree that beats the frame's
+    incumbent (its UB was set so), a failed one refines RLB with the first child's cost."""
+    reg, regc = state.reg, state.regc
+    fr = state.frames[top]
+    fc = state.fcost[top]
+    d = fr[FR_D]
+    ph = fr[FR_PHASE]
+    first = fr[FR_FIRST]
+    side = first if ph == PH_FIRST else 1 - first
+    fr[FR_CHILD + side * CH_WIDTH + CH_CIDX] = reg[RT_CIDX]
+    nl = fr[FR_NL]
+    nr = fr[FR_N] - 1 - nl
+    if ph == PH_FIRST:
+        if regc[RC_COST] >= INF:
+            lb_o = child_lb(fr, fc, 1 - side, d, nl if side == 1 else nr, state.ent_lb, data.pair_slot)
+            fc[FC_RLB] = min(fc[FC_RLB], regc[RC_LB] + lb_o)
+            next_split(fr)
+        else:
+            d_s = min(d - 1, nl if side == 0 else nr)
+            fc[FC_FIRST_COST] = regc[RC_COST]
+            fr[FR_FIRST_NODES] = reg[RT_NODES]
+            heap_clear(state.ctree[top], 0, 0, d_s)
+            heap_embed(state.rtree, 0, d_s, state.ctree[top], 0, 0)
+            fr[FR_PHASE] = PH_ISSUE_SECOND
+        return k
+    if regc[RC_COST] >= INF:
+        fc[FC_RLB] = min(fc[FC_RLB], fc[FC_FIRST_COST] + regc[RC_LB])
+    else:
+        cost = fc[FC_FIRST_COST] + regc[RC_COST]
+        old = fc[FC_BEST]
+        fc[FC_BEST] = cost
+        fr[FR_BEST_NODES] = 1 + fr[FR_FIRST_NODES] + reg[RT_NODES]
+        tr = state.ftree[top]
+        heap_clear(tr, 0, 0, d)
+        tr[0] = fr[FR_F]
+        n_first = nl if first == 0 else nr
+        heap_embed(state.ctree[top], 0, min(d - 1, n_first), tr, 0, 1 + first)
+        heap_embed(state.rtree, 0, min(d - 1, fr[FR_N] - 1 - n_first), tr, 0, 2 - first)
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_incumbent(events, k, it, d=d, level=top, parent=top - 1, feature=fr[FR_F],
+                                       cost=float(cost), ub=float(fc[FC_UB]), lb=float(fc[FC_LB]), n_left=nl,
+                                       n_right=nr, tree_nodes=fr[FR_BEST_NODES],
+                                       old_cost=float(old) if old < INF else -1.0)
+    next_split(fr)
+    return k
+
+
+@njit(inline="always")
+def split_children(data, params, state, top, f, wr):
+    """Algorithm 2 line 4: split frame ``top``'s data set on feature f (weight ``wr`` of the rows with f): the
+    two children's rows (stable partition into the pool), weights, hashes, statistics, leaf costs, cache keys
+    and cache entries; the first configuration is n_L = its smallest."""
+    fr = state.frames[top]
+    fc = state.fcost[top]
+    fchild = state.fchild
+    K = params.n_classes
+    by_branch = params.cache == CACHE_BRANCH
+    fr[FR_F] = f
+    cbase = fr[FR_CBASE]
+    nl_rows, hr = partition(state.pool, fr[FR_START], fr[FR_LEN], cbase, data.Xc, f, data.zob,
+                            params.cache == CACHE_DATASET, state.scratch)
+    for c in range(K):
+        fchild[top, 1, c] = state.fcounts[top, c, f]
+        fchild[top, 0, c] = state.fcls[top, c] - state.fcounts[top, c, f]
+    for s in range(2):
+        cb = FR_CHILD + s * CH_WIDTH
+        fr[cb + CH_START] = cbase if s == 0 else cbase + nl_rows
+        fr[cb + CH_LEN] = nl_rows if s == 0 else fr[FR_LEN] - nl_rows
+        fr[cb + CH_W] = fr[FR_W] - wr if s == 0 else wr
+        fr[cb + CH_HASH] = fr[FR_HASH] - hr if s == 0 else hr
+        fc[FC_CLEAF + s] = leaf_cost(fchild[top, s], K)
+        if by_branch:
+            lit = 2 * f + s
+            ko = (top * 2 + s) * (params.max_depth + 1)
+            branch_insert(state.bkeys, fr[FR_KOFF], fr[FR_KLEN], lit, ko)
+            fr[cb + CH_KOFF] = ko
+            fr[cb + CH_KHASH] = fr[FR_KHASH] + data.zlit[lit]
+        else:
+            fr[cb + CH_KOFF] = fr[cb + CH_START]
+            fr[cb + CH_KHASH] = fr[cb + CH_HASH]
+        if params.cache != CACHE_NONE:
+            klen = fr[FR_KLEN] + 1 if by_branch else fr[cb + CH_LEN]
+            fr[cb + CH_CIDX] = cache_find(state.htab, state.meta, state.keys, key_source(params, state),
+                                          fr[cb + CH_KOFF], klen, fr[cb + CH_KHASH])
+        else:
+            fr[cb + CH_CIDX] = -1
+    fr[FR_NL] = fr[FR_NMIN]
+    fr[FR_PHASE] = PH_CONFIG
+
+
+@njit(inline="always")
+def next_configuration(data, params, state, top):
+    """Algorithm 2's loops over features and node splits, from where frame ``top`` stands: call the second child
+    of the current configuration, or split on the next useful feature (Prop. 2: not a degenerate split) and
+    call the first child of the next configuration (Algorithm 3, :func:`call_child`). Stops when the incumbent
+    meets the lower bound (line 6) or the features are exhausted. Returns True when a call is loaded."""
+    fr = state.frames[top]
+    fc = state.fcost[top]
+    tie = state.ccost[CC_TIE]
+    by_branch = params.cache == CACHE_BRANCH
+    while True:
+        ph = fr[FR_PHASE]
+        if ph == PH_ISSUE_SECOND:
+            side = 1 - fr[FR_FIRST]
+            nl = fr[FR_NL]
+            call_child(state, top, side, by_branch, nl if side == 0 else fr[FR_N] - 1 - nl,
+                       fc[FC_UBP] - fc[FC_FIRST_COST])
+            fr[FR_PHASE] = PH_SECOND
+            return True
+        if fc[FC_BEST] - fc[FC_LB] < tie:
+            return False  # the incumbent meets the lower bound (Alg. 2 l. 6)
+        if ph == PH_NEXT_FEATURE:
+            fi = fr[FR_FI] + 1
+            fr[FR_FI] = fi
+            if fi >= params.n_features:
+                return False
+            f = state.forder[top, fi]
+            wr = stats_weight(state.fcounts[top, :, f], params.n_classes)
+            if wr == 0 or wr == fr[FR_W]:
+                continue  # degenerate split (Prop. 2)
+            split_children(data, params, state, top, f, wr)
+            ph = PH_CONFIG
+        if ph == PH_CONFIG:
+            # Algorithm 3: one configuration (feature, n_L, n_R); UB' leaves room for a strict improvement, and
+            # the first child (dynamic order §4.7: the side whose leaf costs more) gets UB' minus its sibling's
+            # lower bound
+            nl = fr[FR_NL]
+            nr = fr[FR_N] - 1 - nl
+            ubp = min(fc[FC_UB], fc[FC_BEST] - tie)
+            fc[FC_UBP] = ubp
+            first = 0
+            if params.node_order == ORDER_DYNAMIC and not fc[FC_CLEAF] > fc[FC_CLEAF + 1]:
+                first = 1
+            fr[FR_FIRST] = first
+            second = 1 - first
+            lb_s = child_lb(fr, fc, second, fr[FR_D], nl if second == 0 else nr, state.ent_lb, data.pair_slot)
+            call_child(state, top, first, by_branch, nr if second == 0 else nl, ubp - lb_s)
+            fr[FR_PHASE] = PH_FIRST
+            return True
+
+
+@njit(inline="always")
+def finish_frame(data, params, state, events, k, it, level, top, use_sim):
+    """Algorithm 2 lines 13-16: pop frame ``top``. Its incumbent is the optimum within UB: stored in the cache
+    for every budget it is optimal for (Prop. 10); without one, the refined lower bound max(LB, UB + 1, RLB)
+    (Eq. 15-17) is stored for the budget and every smaller one (Prop. 11). The result goes to the register."""
+    reg, regc, counters = state.reg, state.regc, state.counters
+    fr = state.frames[top]
+    fc = state.fcost[top]
+    use_cache = params.cache != CACHE_NONE
+    d = fr[FR_D]
+    ub = fc[FC_UB]
+    nn = fr[FR_N]
+    slot = data.pair_slot[d, nn]
+    cidx = fr[FR_CIDX]
+    if use_cache and cidx < 0:
+        cidx = cache_insert(state, key_source(params, state), fr[FR_KOFF], fr[FR_KLEN], fr[FR_KHASH])
+    state.lbrow[:] = 0
+    best = fc[FC_BEST]
+    if best < INF:
+        tr = state.ftree[top]
+        heap_clear(state.rtree, 0, 0, d)
+        heap_embed(tr, 0, d, state.rtree, 0, 0)
+        regc[RC_COST] = best
+        regc[RC_LB] = best
+        reg[RT_NODES] = fr[FR_BEST_NODES]
+        raise_lb(state.lbrow, slot, best, data.dom)
+        if use_cache:
+            adepth = heap_depth(tr, 0, d)
+            code = tpool_put(state.tpool, counters, tr, 0, adepth)
+            store_optimum(data, state, cidx, slot, best, fr[FR_BEST_NODES], adepth, code)
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_GENERAL, level=top, parent=top - 1, feature=tr[0],
+                                    cost=float(best), ub=float(ub), stored_lb=float(best), n_rows=fr[FR_LEN],
+                                    nodes=nn, tree_nodes=fr[FR_BEST_NODES])
+    else:
+        lbn = max(fc[FC_LB], ub + state.ccost[CC_STEP])
+        rlb = fc[FC_RLB]
+        if rlb < INF:  # never store an infinite RLB (the bug fixed in the reference code)
+            lbn = max(lbn, rlb)
+        regc[RC_COST] = INF
+        regc[RC_LB] = lbn
+        reg[RT_NODES] = 0
+        raise_lb(state.lbrow, slot, lbn, data.dom)
+        if use_cache:
+            raise_lb(state.ent_lb[cidx], slot, lbn, data.dom)
+        if level >= ev.LEVEL_FULL:
+            k = emit_subtree_infeasible(events, k, it, d=d, level=top, parent=top - 1,
+                                        rlb=float(rlb) if rlb < INF else -1.0, ub=float(ub), stored_lb=float(lbn),
+                                        n_rows=fr[FR_LEN], nodes=nn, weight=fr[FR_W])
+    reg[RT_CIDX] = cidx
+    if use_sim:
+        if params.cache == CACHE_DATASET:
+            state.lbrow[:] = state.ent_lb[cidx]
+        archive_update(data, state, d, fr[FR_START], fr[FR_LEN], fr[FR_W], fr[FR_SIM0], fr[FR_SIM1])
+    reg[RG_D] = d  # the register's call fields describe the popped frame's problem for the root driver
+    counters[C_TOP] = top - 1
+    return k
+
+
+@njit
+def plain_query_done(params, state, cost, qn):
+    """After a root query of a plain search: the next depth of iterative deepening (§4.9.5), or the next lower-bound
+    probe (a failed probe certifies the root's stored bound; the next one asks for twice the step), or the end.
+    Returns (finished, next query's depth, next query's nodes)."""
+    counters, ccost, reg, regc = state.counters, state.ccost, state.reg, state.regc
+    D, NN, tie = params.max_depth, params.max_nodes, ccost[CC_TIE]
+    q = counters[C_Q_DEPTH]
+    qd = 0
+    finished = True
+    final = reg[RG_D] == D and qn == NN
+    if params.probing == 1 and final and cost >= INF:
+        # a failed probe: no tree within its UB, so the root's stored bound is certified
+        ccost[CC_LOWER] = max(ccost[CC_LOWER], regc[RC_LB])
+        if ccost[CC_PROBE_UB] < ccost[CC_G_MISS] - tie:
+            # trees better than the incumbent may remain: probe twice the step higher (a probe that finds a tree
+            # has found the optimum, which ends the search)
+            finished = False
+            qd = D
+            ccost[CC_Q_COST] = 2 * ccost[CC_Q_COST]
+            regc[RC_UB] = min(ccost[CC_G_MISS] - tie, ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
+            ccost[CC_PROBE_UB] = regc[RC_UB]
+    while q < D:
+        q += 1
+        nq = min(NN, (1 << q) - 1)
+        if nq != qn or min(q, nq) != reg[RG_D]:
+            finished = False
+            qn = nq
+            qd = min(q, nq)
+            counters[C_Q_DEPTH] = q
+            open_plain_query(ccost, regc, tie, params.probing == 1 and qd == D and qn == NN)
+            break
+    return finished, qd, qn
+
+
+@njit
+def sparse_query_done(params, state, qn):
+    """Algorithm 6 after the query with ``qn`` nodes: the next budget qn + 1 under UB = the best objective less
+    alpha * (qn + 1), unless that UB is negative (no larger tree can be better) or the budget is spent. The lower
+    bound min(incumbent, alpha * (qn + 1)) holds for every tree (smaller budgets are finished).
+    Returns (finished, next query's depth, next query's nodes)."""
+    counters, ccost, regc = state.counters, state.ccost, state.regc
+    ap, aq = params.alpha_p, params.alpha_q
+    qd = min(params.max_depth, qn + 1)
+    qn += 1
+    finished = False
+    if qn > params.max_nodes:
+        finished = True
+    else:
+        regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, ccost[CC_TIE])
+        if regc[RC_UB] < 0:  # and so for every larger budget
+            finished = True
+    lower = min(aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES], ap * qn)
+    if finished:
+        lower = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
+    ccost[CC_LOWER] = max(ccost[CC_LOWER], lower)
+    return finished, qd, qn
+
+
+@njit
+def smallest_query_done(params, state, cost, qn):
+    """Algorithm 7 after a query: the first one found the optimal cost; then each asks for a tree of that cost
+    with fewer nodes than the last one found, until none exists. Returns (finished, depth, nodes)."""
+    counters, ccost, reg, regc = state.counters, state.ccost, state.reg, state.regc
+    if counters[C_Q_STAGE] == 0:  # the optimum is known: now shrink the budget
+        counters[C_Q_STAGE] = 1
+        ccost[CC_Q_COST] = ccost[CC_G_MISS]
+        ccost[CC_LOWER] = params.alpha_q * ccost[CC_G_MISS]
+        qn = counters[C_G_NODES] - 1
+    elif cost < INF:
+        qn = min(qn, reg[RT_NODES]) - 1
+    else:
+        qn = -1
+    qd = min(params.max_depth, qn)
+    if qn < 0:
+        return True, qd, qn
+    regc[RC_UB] = ccost[CC_Q_COST]
+    return False, qd, qn
+
+
+@njit
+def load_root_call(params, state, qd, qn):
+    """The call register holds the next root query: the whole data set with depth ``qd`` and ``qn`` nodes."""
+    counters, reg = state.counters, state.reg
+    n_rows = params.n_rows
+    by_branch = params.cache == CACHE_BRANCH
+    counters[C_Q_N] = qn
+    reg[RG_D] = qd
+    reg[RG_N] = qn
+    reg[RG_START] = 0
+    reg[RG_LEN] = n_rows
+    reg[RG_W] = counters[C_ROOT_W]
+    reg[RG_HASH] = counters[C_ROOT_HASH]
+    reg[RG_KOFF] = 0
+    reg[RG_KLEN] = 0 if by_branch else n_rows
+    reg[RG_KHASH] = 0 if by_branch else counters[C_ROOT_HASH]
+    state.regc[RC_LEAF] = state.ccost[CC_ROOT_LEAF]
+    for c in range(params.n_classes):
+        state.reg_cls[c] = state.fcls[state.fcls.shape[0] - 1, c]
+    reg[RG_CIDX] = reg[RT_CIDX] if params.cache != CACHE_NONE else -1
+
+
+@njit(inline="always")
+def root_query_done(params, state, events, k, it, level):
+    """A root query returned (Algorithms 6 and 7 and the plain search's driver): its tree may improve the
+    incumbent; then the next query is loaded, or the search ends with its certified bound."""
+    counters, ccost, reg, regc = state.counters, state.ccost, state.reg, state.regc
+    ap, aq = params.alpha_p, params.alpha_q
+    cost = regc[RC_COST]
+    qn = counters[C_Q_N]
+    if cost < INF and better(cost, reg[RT_NODES], ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
+        ccost[CC_G_MISS] = cost
+        counters[C_G_NODES] = reg[RT_NODES]
+        heap_clear(state.gtree, 0, 0, params.max_depth)
+        heap_embed(state.rtree, 0, reg[RG_D], state.gtree, 0, 0)
+    if params.mode == MODE_PLAIN:
+        finished, qd, qn = plain_query_done(params, state, cost, qn)
+    elif params.mode == MODE_SPARSE:
+        finished, qd, qn = sparse_query_done(params, state, qn)
+    else:
+        finished, qd, qn = smallest_query_done(params, state, cost, qn)
+    if finished:
+        counters[C_DONE] = 1
+        ccost[CC_LOWER] = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
+        if params.mode == MODE_SMALLEST:
+            ccost[CC_LOWER] = aq * ccost[CC_G_MISS]
+        return k
+    load_root_call(params, state, qd, qn)
+    if level >= ev.LEVEL_FULL:
+        k = emit_root_query(events, k, it, d=reg[RG_D], ub=float(regc[RC_UB]), lb=ccost[CC_LOWER] / aq,
+                            n_rows=params.n_rows, nodes=qn)
+    return k
+
+
+@njit(inline="always")
+def return_up(data, params, state, events, k, it, level, use_sim, resolved):
+    """Deliver the call's result and advance the frames until the next call is loaded: each frame takes its
+    child's result (Algorithm 3) and goes on to its next configuration; a frame with none left is finished and
+    its result goes to the frame below; the root query's result goes to the query driver."""
+    deliver = resolved
+    while True:
+        top = state.counters[C_TOP]
+        if top < 0:
+            return root_query_done(params, state, events, k, it, level)
+        if deliver:
+            k = deliver_result(data, state, events, k, it, level, top)
+        if next_configuration(data, params, state, top):
+            return k
+        k = finish_frame(data, params, state, events, k, it, level, top, use_sim)
+        deliver = True
+
+
+@njit(inline="always")
+def anytime_incumbent(params, state):
+    """Anytime (§4.9.5): the best complete tree the frames on the stack contain, each frame taking the best of its
+    incumbent, its leaf, or its current split (the solved first child, or the leaf in place of an unsolved one,
+    with the frame above's choice on the open side); it replaces the global incumbent when better."""
+    counters, ccost, frames, fcost, cand = state.counters, state.ccost, state.frames, state.fcost, state.cand
+    ap, aq = params.alpha_p, params.alpha_q
+    top = counters[C_TOP]
+    if top < 0:
+        return
+    # cand[k] = choice: 0 = frame incumbent, 1 = leaf, 2 = split with the child below
+    pm = fcost[top, FC_LEAF]
+    pn = 0
+    for kk in range(top, -1, -1):
+        fr = frames[kk]
+        fc = fcost[kk]
+        ph = fr[FR_PHASE]
+        first = fr[FR_FIRST]
+        if kk == top:
+            side = first if ph == PH_FIRST else 1 - first
+            pm = fc[FC_CLEAF + side]
+            pn = 0
+        if ph == PH_FIRST:
+            om = fc[FC_CLEAF + 1 - first]
+            on = 0
+        else:
+            om = fc[FC_FIRST_COST]
+            on = fr[FR_FIRST_NODES]
+        bm = fc[FC_LEAF]
+        bn = 0
+        choice = 1
+        if fc[FC_BEST] < INF and better(fc[FC_BEST], fr[FR_BEST_NODES], bm, bn, ap, aq):
+            bm = fc[FC_BEST]
+            bn = fr[FR_BEST_NODES]
+            choice = 0
+        if better(om + pm, on + pn + 1, bm, bn, ap, aq):
+            bm = om + pm
+            bn = on + pn + 1
+            choice = 2
+        cand[kk] = choice
+        pm = bm
+        pn = bn
+    if better(pm, pn, ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
+        ccost[CC_G_MISS] = pm
+        counters[C_G_NODES] = pn
+        gtree = state.gtree
+        heap_clear(gtree, 0, 0, params.max_depth)
+        pos = 0
+        for kk in range(top + 1):
+            fr = frames[kk]
+            choice = cand[kk]
+            if choice == 0:
+                heap_embed(state.ftree[kk], 0, fr[FR_D], gtree, 0, pos)
+                break
+            if choice == 1:
+                break
+            ph = fr[FR_PHASE]
+            first = fr[FR_FIRST]
+            side = first if ph == PH_FIRST else 1 - first
+            gtree[pos] = fr[FR_F]
+            if ph != PH_FIRST:
+                nl = fr[FR_NL]
+                n_first = nl if first == 0 else fr[FR_N] - 1 - nl
+                heap_embed(state.ctree[kk], 0, min(fr[FR_D] - 1, n_first), gtree, 0, 2 * pos + 1 + first)
+            pos = 2 * pos + 1 + side
+
+
+@njit(inline="always")
+def report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_before):
+    """Count an improved incumbent and, at record level summary or full, write the bounds when they moved (an
+    improved incumbent, or a raised certified lower bound), in objective units."""
+    counters, ccost = state.counters, state.ccost
+    ap, aq = params.alpha_p, params.alpha_q
+    improved = better(ccost[CC_G_MISS], counters[C_G_NODES], g_miss, g_nodes, ap, aq)
+    if improved:
+        counters[C_INCUMBENTS] += 1
+    if level >= ev.LEVEL_SUMMARY:
+        if improved or ccost[CC_LOWER] != lower_before:
+            upper = ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq
+            misses = int(ccost[CC_G_MISS]) if ccost[CC_STEP] > 0 else 0  # a squared error may exceed int64
+            if improved:                                                 # (targets near 1e15)
+                k = ev.emit_incumbent(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
+                                      value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
+            else:
+                k = ev.emit_bounds(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
+                                   value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
+    return k
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -1173,7 +2090,7 @@ def make_kernel(level, regression=False):
     Bounds kept in ``ccost`` (objective units times alpha's denominator q): the global incumbent
     (CC_G_MISS cost, counters[C_G_NODES] feature nodes) and CC_LOWER, a certified lower bound. A plain search
     has none until its root query ends (0; MurTree's depth-first recursion certifies nothing about the root
-    before it has tried every root feature) unless it probes (``params[P_PROBE]``): the final query is then
+    before it has tried every root feature) unless it probes (``params.probing``): the final query is then
     asked with upper bounds climbing from the bound towards the incumbent, and each probe that finds no tree
     raises the bound to the root's stored lower bound (the probe's UB + STEP at least, Eq. 17); the first probe
     that finds a tree has found the optimum. Algorithm 6 uses min(incumbent, alpha * n') with n' the budget of
@@ -1182,92 +2099,26 @@ def make_kernel(level, regression=False):
     """
 
     @njit
-    def murtree_kernel(Xc, rowptr, rowfeat, label, weight, rstat, zob, zlit, params, pair_slot, slot_d, slot_n, dom,
-                       pool, bkeys, frames, fcost, fcls, fcounts, fchild, forder, ftree, ctree, rtree, gtree, reg, regc,
-                       reg_cls, counters, ccost, arch_ids, arch_meta, arch_lb, lbrow, fq, cnt_ids, cnt_meta, cnt_out,
-                       cnt_cost, din, dout, diag, act, d2, d2f, sing, scratch, cand, htab, meta, keys, ent_lb, ent_cost,
-                       ent_tree, tpool, events, max_iterations):
-        """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status)."""
-        D = params[P_DEPTH]
-        NN = params[P_NODES]
-        K = params[P_K]
-        F = params[P_F]
-        n_rows = params[P_ROWS]
-        ap = params[P_ALPHA_P]
-        aq = params[P_ALPHA_Q]
-        mode = params[P_MODE]
-        cache_mode = params[P_CACHE]
-        use_sim = params[P_SIMILARITY] == 1 and not regression  # Eq. 9 needs a bounded loss per row
-        incremental = params[P_INCREMENTAL] == 1
-        use_d2 = params[P_DEPTH_TWO] == 1
-        dynamic = params[P_NODE_ORDER] == ORDER_DYNAMIC
-        gini = params[P_FEATURE_ORDER] == FEATURES_GINI
-        epi = params[P_EPI]
-        use_cache = cache_mode != CACHE_NONE
-        by_branch = cache_mode == CACHE_BRANCH
-        keysrc = bkeys if by_branch else pool
-        tie = ccost[CC_TIE]
-        step = ccost[CC_STEP]
-        probing = params[P_PROBE] == 1 and mode == MODE_PLAIN
+    def murtree_kernel(data, params, state, events, max_iterations):
+        """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status).
+
+        One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
+        the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events."""
+        counters, ccost = state.counters, state.ccost
+        use_sim = params.similarity == 1 and not regression  # Eq. 9 needs a bounded loss per row
         k = 0
         if counters[C_DONE] == 1:
             return k, ev.STATUS_DONE
         if counters[C_STARTED] == 0:
-            counters[C_STARTED] = 1
-            counters[C_TOP] = -1
-            root_leaf = leaf_cost(reg_cls, K)
-            ccost[CC_ROOT_LEAF] = root_leaf
-            ccost[CC_G_MISS] = root_leaf
-            counters[C_G_NODES] = 0
-            ccost[CC_LOWER] = min(aq * root_leaf, ap) if mode == MODE_SPARSE else 0
-            heap_clear(gtree, 0, 0, D)
-            if params[P_GREEDY] == 1:
-                gm, gn = greedy_tree(pool, n_rows, D, NN, Xc, rowptr, rowfeat, label, weight, rstat, zob, K, F, sing,
-                                     reg_cls.copy(), scratch, rtree)
-                if better(gm, gn, root_leaf, 0, ap, aq):
-                    ccost[CC_G_MISS] = gm
-                    counters[C_G_NODES] = gn
-                    heap_embed(rtree, 0, D, gtree, 0, 0)
-            counters[C_Q_STAGE] = 0
-            # the first root query: Algorithm 6 starts at one node; Algorithm 7 at the full budget; a plain search
-            # at depth 1 (iterative deepening, §4.9.5) or at the full depth. Each asks for a strict improvement over
-            # the best tree known (the leaf or the greedy tree): UB = its cost - 1, as the reference code's leaf - 1
-            if mode == MODE_PLAIN:
-                q = 1 if params[P_DEEPENING] == 1 else D
-                qn = min(NN, (1 << q) - 1)
-                qd = min(q, qn)
-                counters[C_Q_DEPTH] = q
-                open_plain_query(ccost, regc, tie, probing and qd == D and qn == NN)
-            elif mode == MODE_SPARSE:
-                qn = 1
-                qd = 1
-                regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, tie)
-            else:
-                qn = NN
-                qd = min(D, NN)
-                regc[RC_UB] = ccost[CC_G_MISS] - tie
-            counters[C_Q_N] = qn
-            reg[RG_D] = qd
-            reg[RG_N] = qn
-            reg[RG_CIDX] = -2
-            if level >= ev.LEVEL_SUMMARY:
-                k = ev.emit_search_started(events, k, 0, depth=D, lower=ccost[CC_LOWER] / aq,
-                                           upper=ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq,
-                                           i0=n_rows, i1=NN, i2=counters[C_ROOT_W])
+            k = start_search(data, params, state, events, level)
         done = 0
         while done < max_iterations:
             if counters[C_DONE] == 1:
                 break
-            if level > ev.LEVEL_NONE and k + epi > events.shape[0]:
+            if level > ev.LEVEL_NONE and k + params.events_per_iteration > events.shape[0]:
                 return k, ev.STATUS_BUFFER
-            if use_cache:
-                grow = 0
-                if 2 * (counters[C_NDS] + D + 3) > htab.shape[0] or counters[C_NDS] + D + 3 > meta.shape[0]:
-                    grow |= GROW_CACHE
-                if counters[C_KEYS_USED] + (D + 3) * n_rows > keys.shape[0]:
-                    grow |= GROW_KEYS
-                if counters[C_TP_USED] + (D + 3) * (gtree.shape[0] + 3) > tpool.shape[0]:
-                    grow |= GROW_TPOOL
+            if params.cache != CACHE_NONE:
+                grow = room_to_grow(params, state)
                 if grow:
                     counters[C_GROW] = grow
                     return k, ev.STATUS_GROW
@@ -1277,541 +2128,15 @@ def make_kernel(level, regression=False):
             g_miss = ccost[CC_G_MISS]
             g_nodes = counters[C_G_NODES]
             lower_before = ccost[CC_LOWER]
-            top = counters[C_TOP]
-            # ---------------- Algorithm 1: SolveSubtree on the call register ----------------
-            d = reg[RG_D]
-            nn = reg[RG_N]
-            ub = regc[RC_UB]
-            start = reg[RG_START]
-            length = reg[RG_LEN]
-            W = reg[RG_W]
-            leaf = regc[RC_LEAF]
-            cidx = reg[RG_CIDX]
-            counters[C_CALLS] += 1
-            if use_cache and cidx == -2:
-                cidx = cache_find(htab, meta, keys, keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
-            if level >= ev.LEVEL_FULL:
-                # the literal that leads here from the parent frame: its feature and the side (0 absent, 1 present)
-                pf = frames[top, FR_F] if top >= 0 else -1
-                ps = 0
-                if top >= 0:
-                    ps = frames[top, FR_FIRST] if frames[top, FR_PHASE] == PH_FIRST else 1 - frames[top, FR_FIRST]
-                k = ev.emit(events, k, it, MT_ENTER, d, ps, top + 1, top, pf, float(leaf), float(ub),
-                            float(stored_lb(ent_lb, cidx, pair_slot, d, nn)), length, nn, W, 0.0, 0.0)
-            resolved = True
-            reg[RT_CIDX] = cidx
-            reg[RT_NODES] = 0
-            if ub < 0:
-                lb = stored_lb(ent_lb, cidx, pair_slot, d, nn)
-                regc[RC_COST] = INF
-                regc[RC_LB] = lb
-                counters[C_LB_PRUNES] += 1
-                if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, MT_LB_PRUNE, d, 1, top + 1, top, -1, 0.0, float(ub), float(lb),
-                                length, nn, W, 0.0, 0.0)
-            elif d == 0 or nn == 0:
-                heap_clear(rtree, 0, 0, d)
-                regc[RC_LB] = leaf
-                if leaf <= ub:
-                    regc[RC_COST] = leaf
-                    if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_BUDGET, top + 1, top, -1, float(leaf),
-                                    float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
-                else:
-                    regc[RC_COST] = INF
-                    if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
-                                    float(leaf), length, nn, W, 0.0, 0.0)
-            else:
-                slot = pair_slot[d, nn]
-                if cidx >= 0 and ent_cost[cidx, slot] >= 0:
-                    cost = ent_cost[cidx, slot]
-                    counters[C_CACHE_HITS] += 1
-                    if cost <= ub:
-                        tree_from_code(tpool, ent_tree[cidx, slot], rtree, d)
-                        regc[RC_COST] = cost
-                        reg[RT_NODES] = 0
-                        for h in range((1 << d) - 1):
-                            if rtree[h] >= 0:
-                                reg[RT_NODES] += 1
-                    else:
-                        regc[RC_COST] = INF
-                    regc[RC_LB] = cost
-                    if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_CACHE_HIT, d, 1 if cost <= ub else 0, top + 1, top, -1,
-                                    float(cost), float(ub), float(cost), length, nn, reg[RT_NODES], 0.0, 0.0)
-                else:
-                    lb = ent_lb[cidx, slot] if cidx >= 0 else ent_lb[0, 0] * 0
-                    sim0 = -1
-                    sim1 = -1
-                    if use_sim:
-                        sb, wout = similarity_bound(arch_ids, arch_meta, arch_lb, d, slot, pool, start, length, W,
-                                                    weight, scratch)
-                        sim0 = scratch[0]
-                        sim1 = scratch[1]
-                        if sb > lb:
-                            if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_SIMILARITY, d, 0, top + 1, top, -1, float(lb),
-                                            float(ub), float(sb), length, nn, wout, 0.0, 0.0)
-                            lb = sb
-                            counters[C_SIM_RAISES] += 1
-                            if use_cache:
-                                if cidx < 0:
-                                    cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters,
-                                                        keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
-                                    reg[RT_CIDX] = cidx
-                                raise_lb(ent_lb[cidx], slot, lb, dom)
-                            if lb > ub:
-                                counters[C_SIM_PRUNES] += 1
-                    if lb > ub:
-                        regc[RC_COST] = INF
-                        regc[RC_LB] = lb
-                        counters[C_LB_PRUNES] += 1
-                        if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_LB_PRUNE, d, 0, top + 1, top, -1, 0.0, float(ub),
-                                        float(lb), length, nn, W, 0.0, 0.0)
-                    elif leaf - lb < tie:
-                        # the leaf meets the lower bound (Alg. 1 l. 7; within TIE for squared errors)
-                        heap_clear(rtree, 0, 0, d)
-                        regc[RC_COST] = leaf
-                        regc[RC_LB] = leaf
-                        if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_LEAF_LB, top + 1, top, -1,
-                                        float(leaf), float(ub), float(leaf), length, nn, 0, 0.0, 0.0)
-                    elif d <= 2 and use_d2:
-                        # ---------------- Algorithm 4: the depth-two solver ----------------
-                        counters[C_D2] += 1
-                        if d == 1:
-                            cs = 2
-                            stump(pool, start, length, reg_cls, W, K, F, rowptr, rowfeat, label, weight, rstat, sing,
-                                  cnt_out[cs], cnt_cost[cs], tie)
-                            cmode = COUNT_SINGLES
-                            nb = 1
-                        else:
-                            cs, cmode = depth_two(pool, start, length, reg_cls, W, K, F, rowptr, rowfeat, label,
-                                                  weight, rstat, fq, cnt_ids, cnt_meta, cnt_out, cnt_cost, din, dout,
-                                                  diag, act, d2, d2f, incremental, counters, tie)
-                            nb = 3
-                        out = cnt_out[cs]
-                        outc = cnt_cost[cs]
-                        b = nn - 1 if d == 2 else 0
-                        cost = outc[b]
-                        if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_DEPTH_TWO, d, cmode, top + 1, top, out[b, O_ROOT],
-                                        float(outc[2]) if nb == 3 else -1.0, float(ub), float(lb), length,
-                                        out[b, O_LEFT], out[b, O_RIGHT], float(outc[0]),
-                                        float(outc[1]) if nb == 3 else -1.0)
-                        if use_cache and cidx < 0:
-                            cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters,
-                                                keysrc, reg[RG_KOFF], reg[RG_KLEN], reg[RG_KHASH])
-                            reg[RT_CIDX] = cidx
-                        store_depth_two(out, outc, nb, lbrow, pair_slot, slot_d, slot_n, dom, use_cache, cidx,
-                                        ent_lb, ent_cost, ent_tree, tpool, counters, scratch)
-                        if use_sim:
-                            if use_cache and cache_mode == CACHE_DATASET:
-                                lbrow[:] = ent_lb[cidx]
-                            archive_update(arch_ids, arch_meta, arch_lb, d, pool, start, length, W, lbrow, sim0,
-                                           sim1, weight)
-                        if cost <= ub:
-                            heap_clear(rtree, 0, 0, d)
-                            rtree[0] = out[b, O_ROOT]
-                            if d == 2:
-                                rtree[1] = out[b, O_LEFT]
-                                rtree[2] = out[b, O_RIGHT]
-                            regc[RC_COST] = cost
-                            reg[RT_NODES] = out[b, O_NODES]
-                            if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_DEPTH_TWO, top + 1, top,
-                                            out[b, O_ROOT], float(cost), float(ub), float(cost), length, nn,
-                                            out[b, O_NODES], 0.0, 0.0)
-                        else:
-                            regc[RC_COST] = INF
-                            if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top + 1, top, -1, -1.0, float(ub),
-                                            float(cost), length, nn, W, 0.0, 0.0)
-                        regc[RC_LB] = cost
-                    else:
-                        # ---------------- Algorithm 2: open a general-case frame ----------------
-                        resolved = False
-                        counters[C_FRAMES] += 1
-                        top += 1
-                        counters[C_TOP] = top
-                        fr = frames[top]
-                        fc = fcost[top]
-                        fr[FR_START] = start
-                        fr[FR_LEN] = length
-                        fr[FR_W] = W
-                        fr[FR_HASH] = reg[RG_HASH]
-                        fr[FR_KOFF] = reg[RG_KOFF]
-                        fr[FR_KLEN] = reg[RG_KLEN]
-                        fr[FR_KHASH] = reg[RG_KHASH]
-                        fr[FR_CIDX] = cidx
-                        fr[FR_D] = d
-                        fr[FR_N] = nn
-                        fc[FC_UB] = ub
-                        fc[FC_LB] = lb
-                        fc[FC_LEAF] = leaf
-                        fc[FC_BEST] = leaf if leaf <= ub else INF
-                        fr[FR_BEST_NODES] = 0
-                        fc[FC_RLB] = INF
-                        fr[FR_FI] = -1
-                        fr[FR_PHASE] = PH_NEXT_FEATURE
-                        nmax = min((1 << (d - 1)) - 1, nn - 1)
-                        fr[FR_NMAX] = nmax
-                        fr[FR_NMIN] = nn - 1 - nmax
-                        # the children of this frame's splits go above everything in use (a stack of datasets)
-                        fr[FR_CBASE] = start + length if top == 0 else \
-                            frames[top - 1, FR_CBASE] + frames[top - 1, FR_LEN]
-                        fr[FR_SIM0] = sim0
-                        fr[FR_SIM1] = sim1
-                        for c in range(K):
-                            fcls[top, c] = reg_cls[c]
-                        heap_clear(ftree[top], 0, 0, d)
-                        single_counts(pool, start, length, rowptr, rowfeat, label, weight, rstat, fcounts[top])
-                        if gini:
-                            gain_order(fcounts[top], fcls[top], W, K, F, forder[top])
-                        else:
-                            for f in range(F):
-                                forder[top, f] = f
-            # ---------------- deliver results and advance frames until the next call ----------------
-            deliver = resolved
-            while True:
-                top = counters[C_TOP]
-                if top < 0:
-                    # the root query finished: Algorithm 6 / 7 bookkeeping, then the next query or the end
-                    cost = regc[RC_COST]
-                    qn = counters[C_Q_N]
-                    if cost < INF:
-                        if better(cost, reg[RT_NODES], ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
-                            ccost[CC_G_MISS] = cost
-                            counters[C_G_NODES] = reg[RT_NODES]
-                            heap_clear(gtree, 0, 0, D)
-                            heap_embed(rtree, 0, reg[RG_D], gtree, 0, 0)
-                    finished = False
-                    qd = 0
-                    if mode == MODE_PLAIN:
-                        q = counters[C_Q_DEPTH]
-                        finished = True
-                        final = reg[RG_D] == D and qn == NN
-                        if probing and final and cost >= INF:
-                            # a failed probe: no tree within its UB, so the root's stored bound is certified
-                            ccost[CC_LOWER] = max(ccost[CC_LOWER], regc[RC_LB])
-                            if ccost[CC_PROBE_UB] < ccost[CC_G_MISS] - tie:
-                                # trees better than the incumbent may remain: probe twice the step higher (a
-                                # probe that finds a tree has found the optimum, which ends the search)
-                                finished = False
-                                qd = D
-                                ccost[CC_Q_COST] = 2 * ccost[CC_Q_COST]
-                                regc[RC_UB] = min(ccost[CC_G_MISS] - tie,
-                                                  ccost[CC_LOWER] + ccost[CC_Q_COST] - tie)
-                                ccost[CC_PROBE_UB] = regc[RC_UB]
-                        while q < D:
-                            q += 1
-                            nq = min(NN, (1 << q) - 1)
-                            if nq != qn or min(q, nq) != reg[RG_D]:
-                                finished = False
-                                qn = nq
-                                qd = min(q, nq)
-                                counters[C_Q_DEPTH] = q
-                                open_plain_query(ccost, regc, tie, probing and qd == D and qn == NN)
-                                break
-                    elif mode == MODE_SPARSE:
-                        qd = min(D, qn + 1)
-                        qn += 1
-                        if qn > NN:
-                            finished = True
-                        else:
-                            regc[RC_UB] = sparse_ub(ccost[CC_G_MISS], counters[C_G_NODES], qn, ap, aq, tie)
-                            if regc[RC_UB] < 0:  # and so for every larger budget
-                                finished = True
-                        lower = min(aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES], ap * qn)
-                        if finished:
-                            lower = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
-                        ccost[CC_LOWER] = max(ccost[CC_LOWER], lower)
-                    else:
-                        if counters[C_Q_STAGE] == 0:  # the optimum is known: now shrink the budget
-                            counters[C_Q_STAGE] = 1
-                            ccost[CC_Q_COST] = ccost[CC_G_MISS]
-                            ccost[CC_LOWER] = aq * ccost[CC_G_MISS]
-                            qn = counters[C_G_NODES] - 1
-                        elif cost < INF:
-                            qn = min(qn, reg[RT_NODES]) - 1
-                        else:
-                            qn = -1
-                        qd = min(D, qn)
-                        if qn < 0:
-                            finished = True
-                        else:
-                            regc[RC_UB] = ccost[CC_Q_COST]
-                    if finished:
-                        counters[C_DONE] = 1
-                        ccost[CC_LOWER] = aq * ccost[CC_G_MISS] + ap * counters[C_G_NODES]
-                        if mode == MODE_SMALLEST:
-                            ccost[CC_LOWER] = aq * ccost[CC_G_MISS]
-                    else:
-                        counters[C_Q_N] = qn
-                        reg[RG_D] = qd
-                        reg[RG_N] = qn
-                        reg[RG_START] = 0
-                        reg[RG_LEN] = n_rows
-                        reg[RG_W] = counters[C_ROOT_W]
-                        reg[RG_HASH] = counters[C_ROOT_HASH]
-                        reg[RG_KOFF] = 0
-                        reg[RG_KLEN] = 0 if by_branch else n_rows
-                        reg[RG_KHASH] = 0 if by_branch else counters[C_ROOT_HASH]
-                        regc[RC_LEAF] = ccost[CC_ROOT_LEAF]
-                        for c in range(K):
-                            reg_cls[c] = fcls[fcls.shape[0] - 1, c]
-                        reg[RG_CIDX] = reg[RT_CIDX] if use_cache else -1
-                        if level >= ev.LEVEL_FULL:
-                            k = ev.emit(events, k, it, MT_QUERY, reg[RG_D], 0, 0, -1, -1, 0.0, float(regc[RC_UB]),
-                                        ccost[CC_LOWER] / aq, n_rows, qn, 0, 0.0, 0.0)
-                    break
-                fr = frames[top]
-                fc = fcost[top]
-                d = fr[FR_D]
-                if deliver:
-                    deliver = False
-                    ph = fr[FR_PHASE]
-                    first = fr[FR_FIRST]
-                    side = first if ph == PH_FIRST else 1 - first
-                    fr[FR_CHILD + side * CH_WIDTH + CH_CIDX] = reg[RT_CIDX]
-                    nl = fr[FR_NL]
-                    nr = fr[FR_N] - 1 - nl
-                    if ph == PH_FIRST:
-                        if regc[RC_COST] >= INF:
-                            # Eq. 15, read after the failed call: the failed child's stored bound + sibling's
-                            lb_o = child_lb(fr, fc, 1 - side, d, nl if side == 1 else nr, ent_lb, pair_slot)
-                            fc[FC_RLB] = min(fc[FC_RLB], regc[RC_LB] + lb_o)
-                            fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
-                            fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
-                        else:
-                            d_s = min(d - 1, nl if side == 0 else nr)
-                            fc[FC_FIRST_COST] = regc[RC_COST]
-                            fr[FR_FIRST_NODES] = reg[RT_NODES]
-                            heap_clear(ctree[top], 0, 0, d_s)
-                            heap_embed(rtree, 0, d_s, ctree[top], 0, 0)
-                            fr[FR_PHASE] = PH_ISSUE_SECOND
-                    else:
-                        if regc[RC_COST] >= INF:
-                            fc[FC_RLB] = min(fc[FC_RLB], fc[FC_FIRST_COST] + regc[RC_LB])
-                        else:
-                            cost = fc[FC_FIRST_COST] + regc[RC_COST]
-                            old = fc[FC_BEST]
-                            fc[FC_BEST] = cost
-                            fr[FR_BEST_NODES] = 1 + fr[FR_FIRST_NODES] + reg[RT_NODES]
-                            tr = ftree[top]
-                            heap_clear(tr, 0, 0, d)
-                            tr[0] = fr[FR_F]
-                            n_first = nl if first == 0 else nr
-                            heap_embed(ctree[top], 0, min(d - 1, n_first), tr, 0, 1 + first)
-                            heap_embed(rtree, 0, min(d - 1, fr[FR_N] - 1 - n_first), tr, 0, 2 - first)
-                            if level >= ev.LEVEL_FULL:
-                                k = ev.emit(events, k, it, MT_FRAME_INCUMBENT, d, 0, top, top - 1, fr[FR_F],
-                                            float(cost), float(fc[FC_UB]), float(fc[FC_LB]), nl, nr,
-                                            fr[FR_BEST_NODES], float(old) if old < INF else -1.0, 0.0)
-                        fr[FR_PHASE] = PH_CONFIG if nl < fr[FR_NMAX] else PH_NEXT_FEATURE
-                        fr[FR_NL] = nl + 1 if nl < fr[FR_NMAX] else nl
-                # ---------------- Algorithm 2's loop: the next configuration, or finish ----------------
-                issued = False
-                while True:
-                    ph = fr[FR_PHASE]
-                    if ph == PH_ISSUE_SECOND:
-                        side = 1 - fr[FR_FIRST]
-                        nl = fr[FR_NL]
-                        call_child(fr, fc, side, fchild[top, side], K, by_branch,
-                                   nl if side == 0 else fr[FR_N] - 1 - nl, fc[FC_UBP] - fc[FC_FIRST_COST], reg, regc,
-                                   reg_cls)
-                        fr[FR_PHASE] = PH_SECOND
-                        issued = True
-                        break
-                    if fc[FC_BEST] - fc[FC_LB] < tie:
-                        break  # the incumbent meets the lower bound (Alg. 2 l. 6)
-                    if ph == PH_NEXT_FEATURE:
-                        fi = fr[FR_FI] + 1
-                        fr[FR_FI] = fi
-                        if fi >= F:
-                            break
-                        f = forder[top, fi]
-                        wr = stats_weight(fcounts[top, :, f], K)
-                        if wr == 0 or wr == fr[FR_W]:
-                            continue  # degenerate split (Prop. 2)
-                        fr[FR_F] = f
-                        cbase = fr[FR_CBASE]
-                        nl_rows, hr = partition(pool, fr[FR_START], fr[FR_LEN], cbase, Xc, f, zob,
-                                                cache_mode == CACHE_DATASET, scratch)
-                        for c in range(K):
-                            fchild[top, 1, c] = fcounts[top, c, f]
-                            fchild[top, 0, c] = fcls[top, c] - fcounts[top, c, f]
-                        for s in range(2):
-                            cb = FR_CHILD + s * CH_WIDTH
-                            fr[cb + CH_START] = cbase if s == 0 else cbase + nl_rows
-                            fr[cb + CH_LEN] = nl_rows if s == 0 else fr[FR_LEN] - nl_rows
-                            fr[cb + CH_W] = fr[FR_W] - wr if s == 0 else wr
-                            fr[cb + CH_HASH] = fr[FR_HASH] - hr if s == 0 else hr
-                            fc[FC_CLEAF + s] = leaf_cost(fchild[top, s], K)
-                            if by_branch:
-                                lit = 2 * f + s
-                                ko = (top * 2 + s) * (D + 1)
-                                branch_insert(bkeys, fr[FR_KOFF], fr[FR_KLEN], lit, ko)
-                                fr[cb + CH_KOFF] = ko
-                                fr[cb + CH_KHASH] = fr[FR_KHASH] + zlit[lit]
-                            else:
-                                fr[cb + CH_KOFF] = fr[cb + CH_START]
-                                fr[cb + CH_KHASH] = fr[cb + CH_HASH]
-                            if use_cache:
-                                klen = fr[FR_KLEN] + 1 if by_branch else fr[cb + CH_LEN]
-                                fr[cb + CH_CIDX] = cache_find(htab, meta, keys, keysrc, fr[cb + CH_KOFF], klen,
-                                                              fr[cb + CH_KHASH])
-                            else:
-                                fr[cb + CH_CIDX] = -1
-                        fr[FR_NL] = fr[FR_NMIN]
-                        fr[FR_PHASE] = PH_CONFIG
-                        ph = PH_CONFIG
-                    if ph == PH_CONFIG:
-                        # Algorithm 3: one configuration (feature, n_L, n_R)
-                        nl = fr[FR_NL]
-                        nr = fr[FR_N] - 1 - nl
-                        ubp = min(fc[FC_UB], fc[FC_BEST] - tie)
-                        fc[FC_UBP] = ubp
-                        first = 0
-                        if dynamic and not fc[FC_CLEAF] > fc[FC_CLEAF + 1]:
-                            first = 1
-                        fr[FR_FIRST] = first
-                        second = 1 - first
-                        lb_s = child_lb(fr, fc, second, d, nl if second == 0 else nr, ent_lb, pair_slot)
-                        call_child(fr, fc, first, fchild[top, first], K, by_branch, nr if second == 0 else nl,
-                                   ubp - lb_s, reg, regc, reg_cls)
-                        fr[FR_PHASE] = PH_FIRST
-                        issued = True
-                        break
-                if issued:
-                    break
-                # ---------------- finish the frame: store the optimum or the refined bound ----------------
-                ub = fc[FC_UB]
-                nn = fr[FR_N]
-                slot = pair_slot[d, nn]
-                cidx = fr[FR_CIDX]
-                if use_cache and cidx < 0:
-                    cidx = cache_insert(htab, meta, keys, ent_lb, ent_cost, ent_tree, counters, keysrc, fr[FR_KOFF],
-                                        fr[FR_KLEN], fr[FR_KHASH])
-                lbrow[:] = 0
-                best = fc[FC_BEST]
-                if best < INF:
-                    tr = ftree[top]
-                    heap_clear(rtree, 0, 0, d)
-                    heap_embed(tr, 0, d, rtree, 0, 0)
-                    regc[RC_COST] = best
-                    regc[RC_LB] = best
-                    reg[RT_NODES] = fr[FR_BEST_NODES]
-                    raise_lb(lbrow, slot, best, dom)
-                    if use_cache:
-                        adepth = heap_depth(tr, 0, d)
-                        code = tpool_put(tpool, counters, tr, 0, adepth)
-                        store_optimum(ent_lb, ent_cost, ent_tree, cidx, slot, best, fr[FR_BEST_NODES], adepth, code,
-                                      slot_d, slot_n, dom)
-                    if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_SOLVED, d, SOLVED_GENERAL, top, top - 1, tr[0], float(best),
-                                    float(ub), float(best), fr[FR_LEN], nn, fr[FR_BEST_NODES], 0.0, 0.0)
-                else:
-                    lbn = max(fc[FC_LB], ub + step)
-                    rlb = fc[FC_RLB]
-                    if rlb < INF:  # never store an infinite RLB (the bug fixed in the reference code)
-                        lbn = max(lbn, rlb)
-                    regc[RC_COST] = INF
-                    regc[RC_LB] = lbn
-                    reg[RT_NODES] = 0
-                    raise_lb(lbrow, slot, lbn, dom)
-                    if use_cache:
-                        raise_lb(ent_lb[cidx], slot, lbn, dom)
-                    if level >= ev.LEVEL_FULL:
-                        k = ev.emit(events, k, it, MT_INFEASIBLE, d, 0, top, top - 1, -1,
-                                    float(rlb) if rlb < INF else -1.0, float(ub), float(lbn), fr[FR_LEN], nn,
-                                    fr[FR_W], 0.0, 0.0)
-                reg[RT_CIDX] = cidx
-                if use_sim:
-                    if use_cache and cache_mode == CACHE_DATASET:
-                        lbrow[:] = ent_lb[cidx]
-                    archive_update(arch_ids, arch_meta, arch_lb, d, pool, fr[FR_START], fr[FR_LEN], fr[FR_W], lbrow,
-                                   fr[FR_SIM0], fr[FR_SIM1], weight)
-                # the register's call fields describe the popped frame's problem for the root driver
-                reg[RG_D] = d
-                counters[C_TOP] = top - 1
-                deliver = True
-            # ---------------- anytime: the best complete tree on the stack (§4.9.5) ----------------
-            top = counters[C_TOP]
-            if top >= 0:
-                # cand[k] = (miss, nodes, choice): 0 = frame incumbent, 1 = leaf, 2 = split with the child below
-                pm = fcost[top, FC_LEAF]
-                pn = 0
-                for kk in range(top, -1, -1):
-                    fr = frames[kk]
-                    fc = fcost[kk]
-                    ph = fr[FR_PHASE]
-                    first = fr[FR_FIRST]
-                    if kk == top:
-                        side = first if ph == PH_FIRST else 1 - first
-                        pm = fc[FC_CLEAF + side]
-                        pn = 0
-                    if ph == PH_FIRST:
-                        om = fc[FC_CLEAF + 1 - first]
-                        on = 0
-                    else:
-                        om = fc[FC_FIRST_COST]
-                        on = fr[FR_FIRST_NODES]
-                    bm = fc[FC_LEAF]
-                    bn = 0
-                    choice = 1
-                    if fc[FC_BEST] < INF and better(fc[FC_BEST], fr[FR_BEST_NODES], bm, bn, ap, aq):
-                        bm = fc[FC_BEST]
-                        bn = fr[FR_BEST_NODES]
-                        choice = 0
-                    if better(om + pm, on + pn + 1, bm, bn, ap, aq):
-                        bm = om + pm
-                        bn = on + pn + 1
-                        choice = 2
-                    cand[kk] = choice
-                    pm = bm
-                    pn = bn
-                if better(pm, pn, ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
-                    ccost[CC_G_MISS] = pm
-                    counters[C_G_NODES] = pn
-                    heap_clear(gtree, 0, 0, D)
-                    pos = 0
-                    for kk in range(top + 1):
-                        fr = frames[kk]
-                        choice = cand[kk]
-                        if choice == 0:
-                            heap_embed(ftree[kk], 0, fr[FR_D], gtree, 0, pos)
-                            break
-                        if choice == 1:
-                            break
-                        ph = fr[FR_PHASE]
-                        first = fr[FR_FIRST]
-                        side = first if ph == PH_FIRST else 1 - first
-                        gtree[pos] = fr[FR_F]
-                        if ph != PH_FIRST:
-                            nl = fr[FR_NL]
-                            n_first = nl if first == 0 else fr[FR_N] - 1 - nl
-                            heap_embed(ctree[kk], 0, min(fr[FR_D] - 1, n_first), gtree, 0, 2 * pos + 1 + first)
-                        pos = 2 * pos + 1 + side
-            improved = better(ccost[CC_G_MISS], counters[C_G_NODES], g_miss, g_nodes, ap, aq)
-            if improved:
-                counters[C_INCUMBENTS] += 1
-            if level >= ev.LEVEL_SUMMARY:
-                if improved or ccost[CC_LOWER] != lower_before:
-                    upper = ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq
-                    misses = int(ccost[CC_G_MISS]) if ccost[CC_STEP] > 0 else 0  # a squared error may exceed
-                    if improved:                                                 # int64 (targets near 1e15)
-                        k = ev.emit_incumbent(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
-                                              value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
-                    else:
-                        k = ev.emit_bounds(events, k, it, lower=ccost[CC_LOWER] / aq, upper=upper,
-                                           value=float(counters[C_G_NODES]), i0=misses, i1=counters[C_G_NODES])
+            k, resolved = solve_subtree(data, params, state, events, k, it, level, use_sim)
+            k = return_up(data, params, state, events, k, it, level, use_sim, resolved)
+            anytime_incumbent(params, state)
+            k = report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_before)
             if counters[C_DONE] == 1:
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_terminated(events, k, it, optimal=1, lower=ccost[CC_LOWER] / aq,
-                                           upper=ccost[CC_G_MISS] + ap * counters[C_G_NODES] / aq,
+                    k = ev.emit_terminated(events, k, it, optimal=1, lower=ccost[CC_LOWER] / params.alpha_q,
+                                           upper=ccost[CC_G_MISS] + params.alpha_p * counters[C_G_NODES]
+                                           / params.alpha_q,
                                            i0=counters[C_CALLS], i1=counters[C_D2], i2=counters[C_NDS])
                 return k, ev.STATUS_DONE
         if counters[C_DONE] == 1:

@@ -1,9 +1,9 @@
 """MurTree (Demirović et al., JMLR 2022) on the search runtime: optimal trees on binary features.
 
 The kernel is :mod:`odtlab.core.murtree`; this module prepares the data, holds the search state
-(:class:`MurTreeSolver`), names the event kinds, and provides :class:`MurTreeClassifier`,
-:class:`MurTreeRegressor` and the registry entries ``odtlab solve murtree DATASET --depth D [--nodes N]
-[--alpha A]`` and ``odtlab solve murtree-regressor DATASET ...``.
+(:class:`MurTreeSolver`) and provides :class:`MurTreeClassifier`, :class:`MurTreeRegressor` and the registry
+entries ``odtlab solve murtree DATASET --depth D [--nodes N] [--alpha A]`` and ``odtlab solve murtree-regressor
+DATASET ...``. The event kinds are declared with the kernel.
 
 Objective: weighted misclassifications + alpha * feature nodes (Eq. 19, alpha in misclassification units,
 read exactly as a decimal), under a depth limit and a node budget; for regression the weighted sum of squared
@@ -37,12 +37,12 @@ Budgets: ``max_nodes`` above 2^depth - 1 is clamped to it, and a depth above ``m
 """
 from fractions import Fraction
 import functools
+import types
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import events as ev_py
 from odtlab import certificate, memory
 from odtlab.core import murtree as mt
 from odtlab.core._jit import as_ratio
@@ -59,63 +59,6 @@ NODE_ORDERS = {"dynamic": mt.ORDER_DYNAMIC, "post-order": mt.ORDER_POST}
 FEATURE_ORDERS = {"in-order": mt.FEATURES_IN_ORDER, "gini": mt.FEATURES_GINI}
 COUNT_MODES = {mt.COUNT_SCRATCH: "scratch", mt.COUNT_INCREMENTAL: "incremental", mt.COUNT_UNCHANGED: "unchanged",
                mt.COUNT_SINGLES: "singles"}
-
-# -- event kinds (MurTree block 96..127) ---------------------------------------------------------------
-_A = "murtree"
-ev_py.register_kind(mt.MT_ENTER, "SubtreeEntered", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "ub": "upper", "lb": "lower",
-                     "leaf": "value", "level": "node", "side": "flags"},
-                    "SolveSubtree: {n_rows} rows, depth {d}, at most {nodes} nodes, UB {ub:.6g} (leaf {leaf:.6g})",
-                    "Algorithm 1 entered on a subtree problem (D, d, n, UB); feature and side: the parent's split "
-                    "feature (solver column, -1 at the root) and the child taken (0: feature absent, 1: present).")
-ev_py.register_kind(mt.MT_CACHE_HIT, "CacheHit", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value",
-                     "ub": "upper", "feasible": "flags"},
-                    "Cache hit: optimum {cost:.6g} with {tree_nodes} nodes for {n_rows} rows, depth {d}, "
-                    "budget {nodes} (UB {ub:.6g})",
-                    "Algorithm 1 line 3: an optimal subtree is cached for (D, d, n).")
-ev_py.register_kind(mt.MT_LB_PRUNE, "LowerBoundPrune", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "lb": "lower", "ub": "upper", "negative_ub": "flags"},
-                    "Pruned: lower bound {lb:.6g} > UB {ub:.6g} ({n_rows} rows, depth {d})",
-                    "Algorithm 1 lines 1 and 6: UB < 0 or LB > UB, no tree within the bound.")
-ev_py.register_kind(mt.MT_SIMILARITY, "SimilarityBound", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "out_weight": "i2", "old_lb": "value",
-                     "lb": "lower", "ub": "upper"},
-                    "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
-                    "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.")
-ev_py.register_kind(mt.MT_DEPTH_TWO, "DepthTwoSolve", _A,
-                    {"d": "depth", "n_rows": "i0", "cost1": "f0", "cost2": "f1", "cost3": "value", "ub": "upper",
-                     "lb": "lower", "counting": "flags", "root": "feature", "left": "i1", "right": "i2",
-                     "level": "node"},
-                    "Depth-two solver on {n_rows} rows: best 1/2/3-node trees cost {cost1:.6g}/{cost2:.6g}/"
-                    "{cost3:.6g}",
-                    "Algorithm 4: pair frequency counts (flags: 0 scratch, 1 incremental, 2 unchanged, 3 a depth-one "
-                    "call counted single features only; its 2- and 3-node costs are then -1); root, left, right: the "
-                    "features of the tree it returns for the call's node budget (solver columns, -1: none). The "
-                    "leaf's cost is on the SubtreeEntered event.")
-ev_py.register_kind(mt.MT_FRAME_INCUMBENT, "SubtreeIncumbentImproved", _A,
-                    {"d": "depth", "cost": "value", "n_left": "i0", "n_right": "i1", "tree_nodes": "i2",
-                     "old_cost": "f0", "ub": "upper", "lb": "lower", "level": "node"},
-                    "Subtree incumbent: feature {feature} with {n_left}/{n_right} nodes costs {cost:.6g}",
-                    "Algorithm 2 line 12: a configuration beat the subtree's incumbent (old_cost -1: none).")
-ev_py.register_kind(mt.MT_SOLVED, "SubtreeSolved", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "tree_nodes": "i2", "cost": "value",
-                     "stored_lb": "lower", "ub": "upper", "how": "flags", "level": "node"},
-                    "Subtree solved: cost {cost:.6g} with {tree_nodes} nodes ({n_rows} rows, depth {d}, "
-                    "budget {nodes})",
-                    "Optimum within UB (flags: 0 general case, 1 leaf budget, 2 LB equals the leaf, "
-                    "3 depth-two solver).")
-ev_py.register_kind(mt.MT_INFEASIBLE, "SubtreeInfeasible", _A,
-                    {"d": "depth", "n_rows": "i0", "nodes": "i1", "stored_lb": "lower", "ub": "upper",
-                     "rlb": "value", "level": "node"},
-                    "No tree within UB {ub:.6g}: stored lower bound {stored_lb:.6g} (RLB {rlb:.6g}; {n_rows} rows)",
-                    "Algorithm 2 line 15 / Eq. 17: LB = max(LB, UB + 1, RLB).")
-ev_py.register_kind(mt.MT_QUERY, "RootQuery", _A,
-                    {"d": "depth", "nodes": "i1", "ub": "upper", "lb": "lower"},
-                    "Root query: depth {d}, at most {nodes} nodes, UB {ub:.6g}",
-                    "The next root call: Algorithm 6 / 7 (a new node budget), iterative deepening (a new depth) or "
-                    "a lower-bound probe (a new UB, bound_probing).")
-
 
 @functools.lru_cache(maxsize=64)
 def budget_slots(depth, nodes, mode, depth_two, deepening):
@@ -260,6 +203,10 @@ class MurTreeSolver(Solver):
     ``X`` is a 0/1 matrix, ``sample_weight`` non-negative integers (counts). Classification: ``y`` class codes
     0..K-1. Regression (``task="regression"``): ``y`` float targets, shape (n,) or (n, m) (squared errors are
     summed over the outputs). One iteration is one SolveSubtree call (Algorithm 1), see the kernel module.
+
+    The kernel's arguments are three named groups of :mod:`odtlab.core.murtree`: ``data`` (``Data``, the
+    prepared problem), ``params`` (``Params``, the options) and ``state`` (``State``, everything the search
+    writes; :meth:`grow` replaces its cache arrays).
     """
 
     name = "murtree"
@@ -348,111 +295,109 @@ class MurTreeSolver(Solver):
         total = int(wr.sum())
         if total >= 2 ** 31 or (not regression and aq * total + ap * nodes + 1 >= 2 ** 62):
             raise ValueError("the total sample weight (or alpha's denominator) is too large for the integer counters")
-        self.Xc = np.ascontiguousarray(Xr.T)
-        self.rowptr = np.zeros(n + 1, dtype=np.int64)
-        self.rowptr[1:] = np.cumsum(Xr.sum(axis=1))
-        self.rowfeat = np.nonzero(Xr)[1].astype(np.int32)
-        self.label = yr.astype(np.int64)
-        self.weight = wr
-        self.rstat = np.ascontiguousarray(rstat, dtype=np.float64)
-        self.zob = _random_words(n).copy()
-        self.zlit = _random_words(2 * F_k)[::-1].copy()
+        Xc = np.ascontiguousarray(Xr.T)
+        rowptr = np.zeros(n + 1, dtype=np.int64)
+        rowptr[1:] = np.cumsum(Xr.sum(axis=1))
+        rowfeat = np.nonzero(Xr)[1].astype(np.int32)
+        label = yr.astype(np.int64)
+        weight = wr
+        rstat = np.ascontiguousarray(rstat, dtype=np.float64)
+        zob = _random_words(n).copy()
+        zlit = _random_words(2 * F_k)[::-1].copy()
         pair_slot, slot_d, slot_n, dom = budget_slots(depth, nodes, mode, self.options["depth_two"],
                                                       self.options["iterative_deepening"])
-        self.pair_slot, self.slot_d, self.slot_n, self.dom = pair_slot, slot_d, slot_n, dom
         P = len(slot_d)
         heap = 2 ** depth - 1
         self.events_per_iteration = 16 + 4 * (depth + 1)
-        self.params = np.zeros(mt.N_PARAMS, dtype=np.int64)
-        self.params[[mt.P_DEPTH, mt.P_NODES, mt.P_K, mt.P_F, mt.P_ROWS, mt.P_ALPHA_P, mt.P_ALPHA_Q, mt.P_MODE,
-                     mt.P_CACHE, mt.P_SIMILARITY, mt.P_INCREMENTAL, mt.P_DEPTH_TWO, mt.P_NODE_ORDER,
-                     mt.P_FEATURE_ORDER, mt.P_EPI, mt.P_DEEPENING, mt.P_GREEDY, mt.P_PROBE]] = [
-            depth, nodes, K, F_k, n, ap, aq, mode, CACHES[cache], int(similarity_bound), int(incremental),
-            int(depth_two), NODE_ORDERS[node_order], FEATURE_ORDERS[feature_order], self.events_per_iteration,
-            int(iterative_deepening), int(greedy_start), int(bound_probing)]
+        self.params = mt.Params(
+            max_depth=depth, max_nodes=nodes, n_classes=K, n_features=F_k, n_rows=n, alpha_p=ap, alpha_q=aq, mode=mode,
+            cache=CACHES[cache], similarity=int(similarity_bound), incremental=int(incremental),
+            depth_two=int(depth_two), node_order=NODE_ORDERS[node_order], feature_order=FEATURE_ORDERS[feature_order],
+            events_per_iteration=self.events_per_iteration, deepening=int(iterative_deepening),
+            greedy=int(greedy_start), probing=int(bound_probing))
         levels = depth + 2
-        self.pool = np.zeros(n * (depth + 2), dtype=np.int32)
-        self.pool[:n] = np.arange(n, dtype=np.int32)
-        self.bkeys = np.zeros((levels + 1) * 2 * (depth + 1), dtype=np.int32)
-        self.frames = np.zeros((levels, mt.N_FRAME_FIELDS), dtype=np.int64)
-        self.fcost = np.zeros((levels, mt.N_FRAME_COSTS), dtype=cost_dtype)
-        self.fcls = np.zeros((levels + 1, K), dtype=stat_dtype)
-        self.fcls[-1] = cls
-        self.fcounts = np.zeros((levels, K, F_k), dtype=stat_dtype)
-        self.fchild = np.zeros((levels, 2, K), dtype=stat_dtype)
-        self.forder = np.zeros((levels, F_k), dtype=np.int32)
-        self.ftree = np.full((levels, heap), -1, dtype=np.int32)
-        self.ctree = np.full((levels, heap), -1, dtype=np.int32)
-        self.rtree = np.full(heap, -1, dtype=np.int32)
-        self.gtree = np.full(heap, -1, dtype=np.int32)
-        self.reg = np.zeros(mt.N_REG, dtype=np.int64)
-        self.regc = np.zeros(mt.N_REG_COSTS, dtype=cost_dtype)
-        self.reg_cls = np.array(cls, dtype=stat_dtype)
-        self.counters = np.zeros(mt.N_COUNTERS, dtype=np.int64)
-        self.ccost = np.zeros(mt.N_SEARCH_COSTS, dtype=cost_dtype)
-        self.ccost[mt.CC_TIE] = self.tie
-        self.ccost[mt.CC_STEP] = 0 if regression else 1
-        root_hash = int(self.zob.sum())
+        pool = np.zeros(n * (depth + 2), dtype=np.int32)
+        pool[:n] = np.arange(n, dtype=np.int32)
+        bkeys = np.zeros((levels + 1) * 2 * (depth + 1), dtype=np.int32)
+        frames = np.zeros((levels, mt.N_FRAME_FIELDS), dtype=np.int64)
+        fcost = np.zeros((levels, mt.N_FRAME_COSTS), dtype=cost_dtype)
+        fcls = np.zeros((levels + 1, K), dtype=stat_dtype)
+        fcls[-1] = cls
+        fcounts = np.zeros((levels, K, F_k), dtype=stat_dtype)
+        fchild = np.zeros((levels, 2, K), dtype=stat_dtype)
+        forder = np.zeros((levels, F_k), dtype=np.int32)
+        ftree = np.full((levels, heap), -1, dtype=np.int32)
+        ctree = np.full((levels, heap), -1, dtype=np.int32)
+        rtree = np.full(heap, -1, dtype=np.int32)
+        gtree = np.full(heap, -1, dtype=np.int32)
+        reg = np.zeros(mt.N_REG, dtype=np.int64)
+        regc = np.zeros(mt.N_REG_COSTS, dtype=cost_dtype)
+        reg_cls = np.array(cls, dtype=stat_dtype)
+        counters = np.zeros(mt.N_COUNTERS, dtype=np.int64)
+        ccost = np.zeros(mt.N_SEARCH_COSTS, dtype=cost_dtype)
+        ccost[mt.CC_TIE] = self.tie
+        ccost[mt.CC_STEP] = 0 if regression else 1
+        root_hash = int(zob.sum())
         by_branch = cache == "branch"
-        self.reg[[mt.RG_START, mt.RG_LEN, mt.RG_W, mt.RG_HASH, mt.RG_KOFF, mt.RG_KLEN, mt.RG_KHASH]] = [
+        reg[[mt.RG_START, mt.RG_LEN, mt.RG_W, mt.RG_HASH, mt.RG_KOFF, mt.RG_KLEN, mt.RG_KHASH]] = [
             0, n, total, root_hash, 0, 0 if by_branch else n, 0 if by_branch else root_hash]
-        self.regc[mt.RC_LEAF] = root_leaf
-        self.counters[mt.C_ROOT_W] = total
-        self.counters[mt.C_ROOT_HASH] = root_hash
-        self.arch_ids = np.zeros((depth + 1, 2, n), dtype=np.int32)
-        self.arch_meta = np.full((depth + 1, 2, 2), -1, dtype=np.int64)
-        self.arch_lb = np.zeros((depth + 1, 2, P), dtype=cost_dtype)
-        self.lbrow = np.zeros(P, dtype=cost_dtype)
-        self.fq = np.zeros(2 * K * F_k * F_k, dtype=fq_dtype)
-        self.cnt_ids = np.zeros((2, n), dtype=np.int32)
-        self.cnt_meta = np.full((2, 2), -1, dtype=np.int64)
-        self.cnt_out = np.zeros((3, 3, 4), dtype=np.int64)
-        self.cnt_cost = np.zeros((3, 3), dtype=cost_dtype)
-        self.din = np.zeros((2, n), dtype=np.int32)
-        self.dout = np.zeros((2, n), dtype=np.int32)
-        self.diag = np.zeros((K, F_k), dtype=stat_dtype)
-        self.act = np.zeros(F_k, dtype=np.int32)
-        self.d2 = np.zeros((4, F_k), dtype=cost_dtype)
-        self.d2f = np.zeros((2, F_k), dtype=np.int64)
-        self.sing = np.zeros((K, F_k), dtype=stat_dtype)
-        self.scratch = np.zeros(max(n, 4), dtype=np.int32)
-        self.cand = np.zeros(levels, dtype=np.int64)
+        regc[mt.RC_LEAF] = root_leaf
+        counters[mt.C_ROOT_W] = total
+        counters[mt.C_ROOT_HASH] = root_hash
+        arch_ids = np.zeros((depth + 1, 2, n), dtype=np.int32)
+        arch_meta = np.full((depth + 1, 2, 2), -1, dtype=np.int64)
+        arch_lb = np.zeros((depth + 1, 2, P), dtype=cost_dtype)
+        lbrow = np.zeros(P, dtype=cost_dtype)
+        fq = np.zeros(2 * K * F_k * F_k, dtype=fq_dtype)
+        cnt_ids = np.zeros((2, n), dtype=np.int32)
+        cnt_meta = np.full((2, 2), -1, dtype=np.int64)
+        cnt_out = np.zeros((3, 3, 4), dtype=np.int64)
+        cnt_cost = np.zeros((3, 3), dtype=cost_dtype)
+        din = np.zeros((2, n), dtype=np.int32)
+        dout = np.zeros((2, n), dtype=np.int32)
+        diag = np.zeros((K, F_k), dtype=stat_dtype)
+        act = np.zeros(F_k, dtype=np.int32)
+        d2 = np.zeros((4, F_k), dtype=cost_dtype)
+        d2f = np.zeros((2, F_k), dtype=np.int64)
+        sing = np.zeros((K, F_k), dtype=stat_dtype)
+        scratch = np.zeros(max(n, 4), dtype=np.int32)
+        cand = np.zeros(levels, dtype=np.int64)
         if cache is None:
-            cap, keys, tp = 1, 1, 1
-            self.htab = np.zeros(1, dtype=np.int64)
+            cap, n_keys, tp = 1, 1, 1
+            htab = np.zeros(1, dtype=np.int64)
         else:
             cap = 1024
-            keys = max(4 * (depth + 3) * max(n, 1), 1 << 16)
+            n_keys = max(4 * (depth + 3) * max(n, 1), 1 << 16)
             tp = max(4 * (depth + 3) * (heap + 3), 1 << 14)
-            self.htab = np.zeros(4 * cap, dtype=np.int64)
-        self.meta = np.zeros((cap, 3), dtype=np.int64)
-        self.keys = np.zeros(keys, dtype=np.int32)
-        self.ent_lb = np.zeros((cap, P), dtype=cost_dtype)
-        self.ent_cost = np.full((cap, P), -1, dtype=cost_dtype)
-        self.ent_tree = np.full((cap, P), -1, dtype=np.int64)
-        self.tpool = np.zeros(tp, dtype=np.int32)
+            htab = np.zeros(4 * cap, dtype=np.int64)
+        meta = np.zeros((cap, 3), dtype=np.int64)
+        keys = np.zeros(n_keys, dtype=np.int32)
+        ent_lb = np.zeros((cap, P), dtype=cost_dtype)
+        ent_cost = np.full((cap, P), -1, dtype=cost_dtype)
+        ent_tree = np.full((cap, P), -1, dtype=np.int64)
+        tpool = np.zeros(tp, dtype=np.int32)
+        self.data = mt.Data(Xc=Xc, rowptr=rowptr, rowfeat=rowfeat, label=label, weight=weight, rstat=rstat, zob=zob,
+                            zlit=zlit, pair_slot=pair_slot, slot_d=slot_d, slot_n=slot_n, dom=dom)
+        self.state = mt.State(
+            pool=pool, bkeys=bkeys, frames=frames, fcost=fcost, fcls=fcls, fcounts=fcounts, fchild=fchild,
+            forder=forder, ftree=ftree, ctree=ctree, rtree=rtree, gtree=gtree, reg=reg, regc=regc, reg_cls=reg_cls,
+            counters=counters, ccost=ccost, arch_ids=arch_ids, arch_meta=arch_meta, arch_lb=arch_lb, lbrow=lbrow,
+            fq=fq, cnt_ids=cnt_ids, cnt_meta=cnt_meta, cnt_out=cnt_out, cnt_cost=cnt_cost, din=din, dout=dout,
+            diag=diag, act=act, d2=d2, d2f=d2f, sing=sing, scratch=scratch, cand=cand, htab=htab, meta=meta, keys=keys,
+            ent_lb=ent_lb, ent_cost=ent_cost, ent_tree=ent_tree, tpool=tpool)
         self.feature_names = None
         self.classes = None
         self._cached = (-1, None)
         self._nbytes = None
         if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
-            self.counters[mt.C_DONE] = 1
+            counters[mt.C_DONE] = 1
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
         return mt.kernel(level, self.regression)
 
-    def _arrays(self):
-        return (self.Xc, self.rowptr, self.rowfeat, self.label, self.weight, self.rstat, self.zob, self.zlit,
-                self.params, self.pair_slot, self.slot_d, self.slot_n, self.dom, self.pool, self.bkeys, self.frames,
-                self.fcost, self.fcls, self.fcounts, self.fchild, self.forder, self.ftree, self.ctree, self.rtree,
-                self.gtree, self.reg, self.regc, self.reg_cls, self.counters, self.ccost, self.arch_ids,
-                self.arch_meta, self.arch_lb, self.lbrow, self.fq, self.cnt_ids, self.cnt_meta, self.cnt_out,
-                self.cnt_cost, self.din, self.dout, self.diag, self.act, self.d2, self.d2f, self.sing, self.scratch,
-                self.cand, self.htab, self.meta, self.keys, self.ent_lb, self.ent_cost, self.ent_tree, self.tpool)
-
     def advance(self, kernel, events, max_iterations):
-        n, status = kernel(*self._arrays(), events, max_iterations)
+        n, status = kernel(self.data, self.params, self.state, events, max_iterations)
         return int(n), int(status)
 
     def grow(self):
@@ -460,7 +405,7 @@ class MurTreeSolver(Solver):
         (:func:`odtlab.memory.grow_rows`). Under ``memory_limit`` (set by :class:`~odtlab.search.Search`) a
         group grows by what fits, at least an eighth; when that does not fit, nothing changes and ``grow``
         returns False."""
-        flags = int(self.counters[mt.C_GROW])
+        flags = int(self.state.counters[mt.C_GROW])
         groups = []
         if flags & mt.GROW_CACHE:
             groups.append(((("meta", 0), ("ent_lb", 0), ("ent_cost", -1), ("ent_tree", -1)), 4 * 8))
@@ -471,8 +416,8 @@ class MurTreeSolver(Solver):
         others = self.nbytes()
         plan = []
         for arrays, extra in groups:  # extra: bytes per row outside the group (the hash table, 4 slots a row)
-            current = getattr(self, arrays[0][0]).shape[0]
-            row = sum(getattr(self, name)[:1].nbytes for name, _ in arrays) + extra
+            current = getattr(self.state, arrays[0][0]).shape[0]
+            row = sum(getattr(self.state, name)[:1].nbytes for name, _ in arrays) + extra
             others -= current * row
             cap = memory.capacity(current, current + max(current // 8, 1), 2 * current, lambda r: r * row, others,
                                   self.memory_limit)
@@ -482,38 +427,46 @@ class MurTreeSolver(Solver):
             plan.append((arrays, cap))
         for arrays, cap in plan:
             for name, fill in arrays:
-                memory.grow_rows(self, name, cap, fill)
+                self._grow_state(name, cap, fill)
             if arrays[0][0] == "meta":
-                self.htab = None  # freed before the larger table is made
-                self.htab = np.zeros(4 * cap, dtype=np.int64)
-                mt.rehash(self.htab, self.meta, int(self.counters[mt.C_NDS]))
-        self.counters[mt.C_GROW] = 0
+                self.state = self.state._replace(htab=None)  # freed before the larger table is made
+                self.state = self.state._replace(htab=np.zeros(4 * cap, dtype=np.int64))
+                mt.rehash(self.state.htab, self.state.meta, int(self.state.counters[mt.C_NDS]))
+        self.state.counters[mt.C_GROW] = 0
         self._nbytes = None
         return True
 
+    def _grow_state(self, name, rows, fill):
+        """:func:`odtlab.memory.grow_rows` on the state's array ``name``, held by nothing else while it grows."""
+        holder = types.SimpleNamespace(array=getattr(self.state, name))
+        self.state = self.state._replace(**{name: None})
+        memory.grow_rows(holder, "array", rows, fill)
+        self.state = self.state._replace(**{name: holder.array})
+
     @property
     def iterations(self):
-        return int(self.counters[mt.C_ITER])
+        return int(self.state.counters[mt.C_ITER])
 
     @property
     def finished(self):
-        return bool(self.counters[mt.C_DONE])
+        return bool(self.state.counters[mt.C_DONE])
 
     def exact_bounds(self):
         """(lower, upper): weighted misclassifications + alpha * nodes as Fractions (classification), or squared
         error + alpha * nodes as floats (regression; equal once the search is finished)."""
         if self.regression:
             return self.bounds()
-        c = self.counters
-        upper = Fraction(int(self.ccost[mt.CC_G_MISS])) + self.alpha * int(c[mt.C_G_NODES])
-        lower = Fraction(int(self.ccost[mt.CC_LOWER]), self.aq)
+        c = self.state.counters
+        upper = Fraction(int(self.state.ccost[mt.CC_G_MISS])) + self.alpha * int(c[mt.C_G_NODES])
+        lower = Fraction(int(self.state.ccost[mt.CC_LOWER]), self.aq)
         return lower, upper
 
     def bounds(self):
         """(lower, upper) as floats. Classification: both from exact integers in units of 1 / alpha's denominator,
         each rounded once (so a finished search has lower == upper). Regression: the float sums, the lower bound
         less the float slack (``odtlab.certificate``) unless the finished search is certified."""
-        cost, nodes, lower = self.ccost[mt.CC_G_MISS], int(self.counters[mt.C_G_NODES]), self.ccost[mt.CC_LOWER]
+        ccost = self.state.ccost
+        cost, nodes, lower = ccost[mt.CC_G_MISS], int(self.state.counters[mt.C_G_NODES]), ccost[mt.CC_LOWER]
         if self.regression:
             if not np.isfinite(self.slack):
                 return 0.0, np.inf
@@ -530,7 +483,7 @@ class MurTreeSolver(Solver):
         error within ``SSE_RTOL`` of the optimum, float slack included) equals the certified lower bound."""
         tree = self.incumbent()
         if self.regression:
-            upper = float(self.ccost[mt.CC_G_MISS]) + float(self.alpha) * int(self.counters[mt.C_G_NODES])
+            upper = float(self.state.ccost[mt.CC_G_MISS]) + float(self.alpha) * int(self.state.counters[mt.C_G_NODES])
             self.recomputed, reason = certificate.sse_certificate(tree, self.X_original, self.y_original, upper,
                                                                   self.slack, self.w_original,
                                                                   float(self.alpha) * tree.splits)
@@ -543,7 +496,7 @@ class MurTreeSolver(Solver):
     def incumbent(self):
         it = self.iterations
         if self._cached[0] != it or self._cached[1] is None:
-            self._cached = (it, self.tree_from_heap(self.gtree))
+            self._cached = (it, self.tree_from_heap(self.state.gtree))
         return self._cached[1]
 
     def tree_dict(self, heap, h=0):
@@ -568,7 +521,7 @@ class MurTreeSolver(Solver):
         return tree.fit_leaves(self.X_original, self.y_original, self.w_original)
 
     def stats(self):
-        c = self.counters
+        c = self.state.counters
         return {"subtree_calls": int(c[mt.C_CALLS]), "general_frames": int(c[mt.C_FRAMES]),
                 "depth_two_calls": int(c[mt.C_D2]), "depth_two_scratch": int(c[mt.C_D2_SCRATCH]),
                 "depth_two_incremental": int(c[mt.C_D2_INCREMENTAL]), "depth_two_unchanged": int(c[mt.C_D2_SAME]),
@@ -576,7 +529,7 @@ class MurTreeSolver(Solver):
                 "cache_hits": int(c[mt.C_CACHE_HITS]), "lower_bound_prunes": int(c[mt.C_LB_PRUNES]),
                 "similarity_raises": int(c[mt.C_SIM_RAISES]), "similarity_prunes": int(c[mt.C_SIM_PRUNES]),
                 "incumbent_updates": int(c[mt.C_INCUMBENTS]), "features_used": int(len(self.feature_map)),
-                "rows_used": int(self.label.shape[0])}
+                "rows_used": int(self.data.label.shape[0])}
 
     def describe(self, event):
         """The event's caption; a depth-two solve also names how its counts were obtained (§4.4.3)."""
@@ -587,7 +540,7 @@ class MurTreeSolver(Solver):
 
     def nbytes(self):
         if self._nbytes is None:
-            self._nbytes = int(sum(a.nbytes for a in self._arrays()))
+            self._nbytes = int(sum(a.nbytes for group in (self.data, self.state) for a in group))
         return self._nbytes
 
 

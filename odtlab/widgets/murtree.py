@@ -1,12 +1,13 @@
 """MurTree in the widgets: its recursion (Algorithms 1-3) with cache hits and prunes, and its depth-two solver.
 
-Every MurTree event names the recursion level of the subtree problem it is about (``node``; the root call
-is level 1, its parent level 0 is the root query). A ``SubtreeEntered`` event opens a call at its level
-under the open call one level up; the events that follow resolve it: a cache hit, a lower-bound prune, the
-depth-two solver (Algorithm 4), a general-case frame that tries every feature (Algorithm 2) and ends solved
-or infeasible. The graph view draws the open recursion path with the latest calls each open frame made;
-the panel shows the last depth-two solve. Bounds come from the generic SearchStarted / IncumbentImproved /
-BoundsUpdated / Terminated events (upper = the global incumbent's cost, lower = the certified bound).
+Every MurTree event but ``RootQuery`` names the recursion level of the subtree problem it is about (its
+payload ``level``; the root call is level 0, the calls its frame makes level 1). A ``SubtreeEntered`` event
+opens a call at its level under the open call one level up; the events that follow resolve it: a cache hit, a
+lower-bound prune, the depth-two solver (Algorithm 4), a general-case frame that tries every feature
+(Algorithm 2) and ends solved or infeasible. The graph view draws the open recursion path with the latest
+calls each open frame made; the panel shows the last depth-two solve. Bounds come from the generic
+SearchStarted / IncumbentImproved / BoundsUpdated / Terminated events (upper = the global incumbent's cost,
+lower = the certified bound).
 
 The depth-two panel shows the frequency table of the last depth-two call (§4.3, Eq. 2-5): the single counts
 FQ^c(f) and the pair counts FQ^c(f_i, f_j) per class (for regression the sums W, S = sum w y and
@@ -16,10 +17,12 @@ selects the rows of that branch in the solver's (reduced) data and counts them. 
 4 redone in numpy for the few features on show: the returned tree's features first, then the first other
 features that split the call's rows. Which trees are best (phase 2) is read from the event, never recomputed.
 """
+import functools
+
 import numpy as np
 
 from odtlab.core import events as core
-from odtlab.widgets.recording import DEPTH, FEATURE, FLAGS, I0, I1, I2, KIND, LOWER, NODE, UPPER, VALUE, Fold
+from odtlab.widgets.recording import FEATURE, KIND, NODE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
 from odtlab.widgets.svg import (BLUE, GREEN, GREY, HIGHLIGHT, INK, MUTED, PURPLE, SKY, VERMILLION, bar_rows, fmt,
                                 legend, panel, svg_open, text)
@@ -46,8 +49,7 @@ class MurTreeAdapter(Adapter):
 
 # -- the fold: calls of SolveSubtree ------------------------------------------------------------------------
 # one call: [id, parent id, level, d, rows, node budget, UB, LB, leaf cost, status, cost, feature, detail,
-#            the literal from its parent: feature and side (-1, 0 at the root)]; the record's fields are read at
-#            the positions FEATURE, VALUE, ... of odtlab.widgets.recording (so a call's best feature is BEST_F)
+#            the literal from its parent: feature and side (-1, 0 at the root)]; events are read by payload name
 ID, PARENT, LEVEL, D, ROWS, BUDGET, UB, LB, LEAF, STATUS, COST, BEST_F, DETAIL, LIT_F, LIT_S = range(15)
 OPEN, CACHE, PRUNED, DEPTH_TWO, SOLVED, INFEASIBLE = "open", "cache hit", "pruned", "depth-two", "solved", "infeasible"
 STYLE = {  # fill, opacity, legend
@@ -99,36 +101,46 @@ class Recursion:
 _FIELDS = {"status": STATUS, "cost": COST, "lb": LB, "feature": BEST_F, "detail": DETAIL}
 
 
+def _payload():
+    """Per MurTree kind, its payload readers by name (functions of a record tuple, ``EventKind.reader``)."""
+    return {code: {name: kind.reader(name) for name in kind.fields}
+            for code, kind in core.KINDS.items() if kind.algorithm == ALGORITHM}
+
+
 def _make_apply():
     mt = _codes()
     resolved = {mt.MT_CACHE_HIT: CACHE, mt.MT_LB_PRUNE: PRUNED, mt.MT_DEPTH_TWO: DEPTH_TWO, mt.MT_INFEASIBLE: INFEASIBLE}
+    payload = _payload()
 
     def apply(state, i, r):
-        _step(state, r, mt)
         kind = r[KIND]
+        get = payload.get(kind, {})  # empty for the generic bound events
+        _step(state, r, kind, get, mt)
         counted = resolved.get(kind)
-        if kind == mt.MT_SOLVED and r[FLAGS] != mt.SOLVED_DEPTH_TWO:
+        if kind == mt.MT_SOLVED and get["how"](r) != mt.SOLVED_DEPTH_TWO:
             counted = SOLVED
-        if counted is not None and state.stack.get(r[NODE]) is not None:
+        if counted is not None and "level" in get and state.stack.get(get["level"](r)) is not None:
             state.counts[counted] += 1
         return state
 
     return apply
 
 
-def _step(state, r, mt):
-    kind = int(r[KIND])
-    level = int(r[NODE])
+def _step(state, r, kind, get, mt):
+    """One event into the fold; ``get`` reads a MurTree kind's payload by name (a generic event has none: its
+    ``node`` 0 names the root call)."""
     if kind == mt.MT_QUERY:
         state.queries += 1
         state.stack = {}
         state.current = None
         return state
+    level = int(get["level"](r) if "level" in get else r[NODE])
     if kind == mt.MT_ENTER:
         parent = state.stack.get(level - 1, -1)
         c = len(state.calls)
-        state.calls.append([c, parent, level, int(r[DEPTH]), int(r[I0]), int(r[I1]), float(r[UPPER]),
-                            float(r[LOWER]), float(r[VALUE]), OPEN, np.nan, -1, "", int(r[FEATURE]), int(r[FLAGS])])
+        state.calls.append([c, parent, level, int(get["d"](r)), int(get["n_rows"](r)), int(get["nodes"](r)),
+                            float(get["ub"](r)), float(get["lb"](r)), float(get["leaf"](r)), OPEN, np.nan, -1, "",
+                            int(r[FEATURE]), int(get["side"](r))])
         state.children[parent] = state.children.get(parent, ()) + (c,)
         state.stack = {lv: cid for lv, cid in state.stack.items() if lv < level}
         state.stack[level] = c
@@ -139,24 +151,27 @@ def _step(state, r, mt):
         return state
     state.current = c
     if kind == mt.MT_CACHE_HIT:
-        state.update(c, status=CACHE, cost=float(r[VALUE]),
-                     detail=f"{int(r[I2])} nodes" + ("" if int(r[FLAGS]) else ", above UB"))
+        state.update(c, status=CACHE, cost=float(get["cost"](r)),
+                     detail=f"{int(get['tree_nodes'](r))} nodes" + ("" if get["feasible"](r) else ", above UB"))
     elif kind == mt.MT_LB_PRUNE:
-        state.update(c, status=PRUNED, lb=float(r[LOWER]),
-                     detail="UB < 0" if int(r[FLAGS]) else f"LB {fmt(r[LOWER])} > UB {fmt(r[UPPER])}")
+        lb, ub = get["lb"](r), get["ub"](r)
+        state.update(c, status=PRUNED, lb=float(lb),
+                     detail="UB < 0" if get["negative_ub"](r) else f"LB {fmt(lb)} > UB {fmt(ub)}")
     elif kind == mt.MT_SIMILARITY:
-        state.update(c, lb=float(r[LOWER]), detail=f"similarity LB {fmt(r[VALUE])} → {fmt(r[LOWER])}")
+        lb = get["lb"](r)
+        state.update(c, lb=float(lb), detail=f"similarity LB {fmt(get['old_lb'](r))} → {fmt(lb)}")
     elif kind == mt.MT_DEPTH_TWO:
-        state.update(c, status=DEPTH_TWO, cost=float(r[VALUE]))
+        state.update(c, status=DEPTH_TWO, cost=float(get["cost3"](r)))
         state.depth_two = (c, state.branch(c))
     elif kind == mt.MT_FRAME_INCUMBENT:
-        state.update(c, cost=float(r[VALUE]), feature=int(r[FEATURE]))
+        state.update(c, cost=float(get["cost"](r)), feature=int(r[FEATURE]))
     elif kind == mt.MT_SOLVED:
-        status = SOLVED if (state.calls[c][STATUS] == OPEN or int(r[FLAGS]) != mt.SOLVED_DEPTH_TWO) else (
+        status = SOLVED if (state.calls[c][STATUS] == OPEN or get["how"](r) != mt.SOLVED_DEPTH_TWO) else (
             state.calls[c][STATUS])
-        state.update(c, status=status, cost=float(r[VALUE]), lb=float(r[LOWER]), detail=f"{int(r[I2])} nodes")
+        state.update(c, status=status, cost=float(get["cost"](r)), lb=float(get["stored_lb"](r)),
+                     detail=f"{int(get['tree_nodes'](r))} nodes")
     elif kind == mt.MT_INFEASIBLE:
-        state.update(c, status=INFEASIBLE, lb=float(r[LOWER]))
+        state.update(c, status=INFEASIBLE, lb=float(get["stored_lb"](r)))
 
 
 def recursion(frame):
@@ -262,15 +277,15 @@ def branch_counts(solver, branch, roles, shown=SHOWN):
     ``pairs[i, j]`` the statistics of the rows containing features i and j (``pairs[i, i]``: the single
     counts), as the solver's counters hold them.
     """
-    Xc = np.asarray(solver.Xc)
+    Xc = np.asarray(solver.data.Xc)
     sel = np.ones(Xc.shape[1], dtype=bool)
     for f, side in branch:
         sel &= Xc[f] == side
     if getattr(solver, "regression", False):
-        M = np.asarray(solver.rstat)[sel]
+        M = np.asarray(solver.data.rstat)[sel]
     else:
         M = np.zeros((int(sel.sum()), solver.K))
-        M[np.arange(M.shape[0]), np.asarray(solver.label)[sel]] = np.asarray(solver.weight)[sel]
+        M[np.arange(M.shape[0]), np.asarray(solver.data.label)[sel]] = np.asarray(solver.data.weight)[sel]
     A = Xc[:, sel].astype(np.float64)
     present = A.sum(axis=1)
     active = np.flatnonzero((present > 0) & (present < A.shape[1]))
@@ -321,11 +336,14 @@ class DepthTwoPanel(View):
             branch = state.depth_two[1]
         leaf = call[LEAF] if call is not None else np.nan
         budget = call[BUDGET] if call is not None else -1
-        modes = np.bincount(recs["flags"][hits].astype(np.int64), minlength=4)
-        costs = [("leaf", leaf), ("1 node", float(r["f0"])), ("2 nodes", float(r["f1"])),
-                 ("3 nodes", float(r["value"]))]
-        roles = {"root": int(r["feature"]), "left": int(r["i1"]), "right": int(r["i2"])}
-        ub = float(r["upper"])
+        solve = core.KINDS[mt.MT_DEPTH_TWO]
+        get = functools.partial(solve.get, r)
+        modes = np.bincount(solve.get(recs[hits], "counting").astype(np.int64), minlength=4)
+        costs = [("leaf", leaf), ("1 node", float(get("cost1"))), ("2 nodes", float(get("cost2"))),
+                 ("3 nodes", float(get("cost3")))]
+        roles = {"root": int(get("root")), "left": int(get("left")), "right": int(get("right"))}
+        ub = float(get("ub"))
+        n_rows = int(get("n_rows"))
         current = hits[-1] == frame.k - 1
         cache = frame.recording.cache.setdefault("murtree.counts", {})
         key = (branch, tuple(roles.values()))
@@ -339,12 +357,12 @@ class DepthTwoPanel(View):
         x0 = 150
         W = max(W, x0 + cw * m + 10)
         weight = float(totals[0] if regression else totals.sum())
-        size = f"{int(r['i0'])} rows" + (f" (weight {fmt(weight)})" if weight != int(r["i0"]) else "")
-        lines = [(f"{'This' if current else 'Last'} solve: {size}, depth {int(r['depth'])}, budget "
-                  f"{budget}, UB {fmt(ub)}, LB {fmt(r['lower'])}", 14, INK, "bold"),
+        size = f"{n_rows} rows" + (f" (weight {fmt(weight)})" if weight != n_rows else "")
+        lines = [(f"{'This' if current else 'Last'} solve: {size}, depth {int(get('d'))}, budget "
+                  f"{budget}, UB {fmt(ub)}, LB {fmt(get('lb'))}", 14, INK, "bold"),
                  ("branch: " + (" ∧ ".join(literal_text(solver, f, s) for f, s in branch) or
                                 "none (the whole data set)"), 13, INK, "normal"),
-                 (f"frequency counts {COUNT_MODES.get(int(r['flags']), '?')}", 13, MUTED, "normal"),
+                 (f"frequency counts {COUNT_MODES.get(int(get('counting')), '?')}", 13, MUTED, "normal"),
                  (("the rows' sums W / Σwy / Σwy² (y centred on its mean): " if regression else "rows per class in D: ")
                   + _cell(totals, regression), 13, MUTED, "normal"),
                  (("sums of the rows with f_i and f_j (diagonal: with f)" if regression else
@@ -355,7 +373,7 @@ class DepthTwoPanel(View):
         table_h = 22 + rh * m + 8
         bars_y = top + table_h + 34
         H = bars_y + 26 * 4 + 58
-        parts = [svg_open(W, H, rows=int(r["i0"]), cost=repr(costs[-1][1]), current=int(current), features=m,
+        parts = [svg_open(W, H, rows=n_rows, cost=repr(costs[-1][1]), current=int(current), features=m,
                           branch=len(branch))]
         for i, (s, size, colour, weight) in enumerate(lines):
             parts.append(text(10, 20 + 18 * i, s, size, fill=colour, weight=weight))
