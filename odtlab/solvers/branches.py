@@ -2,7 +2,8 @@
 
 The kernel is :mod:`odtlab.core.branches`, which declares the event kinds (the steps of Section 4.2). This
 module holds the :class:`BranchesSolver` (state, growth, bounds, incumbent tree, captions with printable
-branch keys), the scikit-learn estimator :class:`BranchesClassifier` and the registry entry ``odtlab solve branches``.
+branch keys), the scikit-learn estimator :class:`BranchesClassifier` and the registry entry
+``odtlab solve branches``.
 
 Objective (Section 3.1): H_lambda(T) = accuracy - lambda * splits, maximised. A split on feature i has one
 child per category 0..C_i-1; categories no training row has make empty leaves worth 0 that predict their
