@@ -58,9 +58,9 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
 """
 import numpy as np
 
+from odtlab.core import events as ev
 from odtlab.core._jit import COMPILED, intrinsic, njit, types
-from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE,
-                                STATUS_GROW, emit)
+from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
 # ---- parameters PA ---------------------------------------------------------------------------------------
 P_N, P_Q, P_K, P_LAM, P_DEN, P_MAXDEPTH, P_RULE, P_TIE, P_W, P_CMAX, P_EPI = range(11)
@@ -115,20 +115,114 @@ def _count_shift(RC):
     """Bit where n(l) starts in an inline slot (n_{k*} sits between bit 2 and it)."""
     return 32 if RC.itemsize == 8 else 17
 
-# ---- event kinds (Branches block 64..95, odtlab.core.events) ----------------------------------------------
+# ---- event kinds (Branches block 64..95, odtlab.core.events): the steps of Section 4.2 -------------------
+# ``state`` (Init, SelectCandidate, ChildEvaluated, Expansion, NodeCompleted): the branch's F_* flags then
 EV_INIT = 64
+emit_init = ev.event_kind(
+    EV_INIT, "Init", "branches",
+    {"root": "node", "lam": "value", "n": "i0", "q": "i1", "K": "i2", "R": "upper", "G": "lower",
+     "H": "f0", "P": "f1", "state": "flags"},
+    "Init: root with n={n}, q={q}, K={K}, lambda={lam:g}: H={H:.6g}, R=max(H, 1-lambda)={R:.6g}",
+    "The root is evaluated before the loop (Appendix D.2). state: 1 complete, 4 leaf optimal, "
+    "8 settled (H >= P - lambda).").emit
 EV_ITERATION_START = 65
+emit_iteration_start = ev.event_kind(
+    EV_ITERATION_START, "IterationStart", "branches",
+    {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
+     "gap": "f0"},
+    "Iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, memo {memo_size}").emit
 EV_SELECT_STEP = 66
+emit_select_step = ev.event_kind(
+    EV_SELECT_STEP, "SelectStep", "branches",
+    {"node_id": "node", "previous": "parent", "chosen_feature": "feature", "Q": "value", "R": "upper",
+     "G": "lower", "chosen_child": "i0", "category": "i1", "rule": "i2", "runner_up_Q": "f0",
+     "runner_up_feature": "f1", "n_open": "flags"},
+    "Select: at node {node_id} follow feature {chosen_feature} (Q={Q:.6g}) to child {chosen_child}",
+    "One descent step of Selection; its SelectCandidate events list the open children. rule: 0 min_G, "
+    "1 min_H, 2 first. runner_up_*: the second split of the node's heap (NaN / -1 if none).").emit
 EV_SELECT_CANDIDATE = 67
+CANDIDATE_CHOSEN, CANDIDATE_COMPLETE = 1, 2  # SelectCandidate's state bits
+emit_select_candidate = ev.event_kind(
+    EV_SELECT_CANDIDATE, "SelectCandidate", "branches",
+    {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+     "G": "lower", "n_l": "i0", "n_best": "i1", "H": "f0", "state": "flags"},
+    "Candidate child {child_id} (category {category:g}): G={G:.6g}, R={R:.6g}",
+    "An open child of the split followed by a SelectStep. state: 1 chosen, 2 already complete.").emit
 EV_SELECTION = 68
+emit_selection = ev.event_kind(
+    EV_SELECTION, "Selection", "branches",
+    {"leaf_id": "node", "previous": "parent", "feature": "feature", "R": "upper", "G": "lower",
+     "path_length": "i0", "n_actions": "i1", "H": "f0", "leaf_complete": "flags"},
+    "Selection ends at node {leaf_id} (path of {path_length})",
+    "End of the descent; the path is the iteration's SelectStep nodes followed by leaf_id. "
+    "leaf_complete = 1: the branch was completed through another parent (lazy completion).").emit
 EV_CHILD_EVALUATED = 69
+emit_child_evaluated = ev.event_kind(
+    EV_CHILD_EVALUATED, "ChildEvaluated", "branches",
+    {"child_id": "node", "parent_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+     "G": "lower", "n_l": "i0", "n_best": "i1", "pred": "i2", "H": "f0", "bound": "f1", "state": "flags"},
+    "Child {child_id} of {parent_id} (feature {feature}, category {category:g}): n={n_l}, H={H:.6g}, "
+    "R={R:.6g}",
+    "A child built (or found in the memo) during Expansion. bound = P - lambda. state bits: 1 complete, "
+    "4 leaf optimal, 8 settled at birth, 16 memo hit.").emit
 EV_SPLIT_SCORED = 70
+emit_split_scored = ev.event_kind(
+    EV_SPLIT_SCORED, "SplitScored", "branches",
+    {"node_id": "node", "feature": "feature", "Q": "value", "R_before": "upper", "g": "lower",
+     "n_open": "i0", "n_children": "i1", "done": "f0", "complete": "flags"},
+    "Split of node {node_id} on feature {feature}: Q={Q:.6g}, {n_open}/{n_children} children open",
+    "Q(l, i) = -lambda + sum of the children's R (Eqs. 5-6); done = -lambda + sum of R over complete "
+    "children; g = -lambda + sum of the children's G (the split's incumbent value).").emit
 EV_EXPANSION = 71
+emit_expansion = ev.event_kind(
+    EV_EXPANSION, "Expansion", "branches",
+    {"node_id": "node", "best_feature": "feature", "best_Q": "value", "R_after": "upper", "G": "lower",
+     "reason": "i0", "incumbent_feature": "i1", "n_actions": "i2", "R_before": "f0", "H": "f1",
+     "state": "flags"},
+    "Expansion of node {node_id}: R {R_before:.6g} -> {R_after:.6g}, best feature {best_feature}",
+    "reason: -1 still open, 2 leaf dominates, 3 best split complete.").emit
 EV_BACKPROP_STEP = 72
+CHANGE_TOP, CHANGE_COMPLETE, CHANGE_G = 1, 2, 4  # BackpropStep's changes bits
+emit_backprop_step = ev.event_kind(
+    EV_BACKPROP_STEP, "BackpropStep", "branches",
+    {"node_id": "node", "child_id": "parent", "feature": "feature", "Q_after": "value", "R_after": "upper",
+     "G_after": "lower", "n_removed": "i0", "top_feature": "i1", "reason": "i2", "Q_before": "f0",
+     "R_before": "f1", "changes": "flags"},
+    "Backprop at node {node_id} via feature {feature}: Q {Q_before:.6g} -> {Q_after:.6g}",
+    "changes bits: 1 heap top changed, 2 node became complete, 4 G improved. The children moved to the "
+    "complete side are the ChildClosed events before it.").emit
 EV_CHILD_CLOSED = 73
+emit_child_closed = ev.event_kind(
+    EV_CHILD_CLOSED, "ChildClosed", "branches",
+    {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
+     "G": "lower"},
+    "Child {child_id} of node {node_id} is complete (R*={R:.6g})",
+    "One removed_completed_children element of a BackpropStep.").emit
 EV_NODE_COMPLETED = 74
+emit_node_completed = ev.event_kind(
+    EV_NODE_COMPLETED, "NodeCompleted", "branches",
+    {"node_id": "node", "parent_id": "parent", "best_feature": "feature", "category": "value", "R": "upper",
+     "G": "lower", "reason": "i0", "state": "flags"},
+    "Node {node_id} complete: R*={R:.6g}",
+    "reason: 0 no_features, 1 settled_at_birth, 2 leaf_dominates, 3 best_split_complete. A child "
+    "completed at birth and kept out of the memo has node_id -1; its parent, feature and category "
+    "name it (category 0 for a memo branch).").emit
 EV_ITERATION_END = 75
+END_ROOT_COMPLETE, END_EXPANDED = 1, 2  # IterationEnd's state bits
+emit_iteration_end = ev.event_kind(
+    EV_ITERATION_END, "IterationEnd", "branches",
+    {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
+     "gap": "f0", "state": "flags"},
+    "After iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, gap {gap:.3g}",
+    "The level-summary event. state bits: 1 root complete, 2 the iteration expanded a branch.").emit
 EV_TERMINATED = 76
+emit_terminated = ev.event_kind(
+    EV_TERMINATED, "Terminated", "branches",
+    {"objective": "value", "root_R": "upper", "root_G": "lower", "iterations": "i0", "evaluations": "i1",
+     "memo_size": "i2", "expanded": "f1", "root_feature": "feature", "optimal": "flags"},
+    "Terminated after {iterations} iterations: optimal H_lambda = {objective:.6g}",
+    "The root is complete (Thm 5.1): root_feature is the optimal tree's root split (-1: a single "
+    "leaf).").emit
 
 _M30 = (1 << 30) - 1
 
@@ -602,13 +696,14 @@ def make_kernel(level):
                 return k, STATUS_BUFFER
             CN[C_INIT] = 1
             flags = ND[root, D_FLAGS]
-            k = emit(events, k, CN[C_ITER], EV_INIT, 0, flags, root, -1, -1, lam * scale,
-                     ND[root, D_R] * scale, ND[root, D_G] * scale, n, q, K, ND[root, D_H] * scale,
-                     NC[root, I_N] * den * scale)
+            k = emit_init(events, k, CN[C_ITER], root=root, lam=lam * scale, n=n, q=q, K=K,
+                          R=ND[root, D_R] * scale, G=ND[root, D_G] * scale, H=ND[root, D_H] * scale,
+                          P=NC[root, I_N] * den * scale, state=flags)
             if flags & F_COMPLETE:
-                k = emit(events, k, CN[C_ITER], EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
-                         ND[root, D_R] * scale, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_ITER],
-                         CN[C_EVALS], CN[C_NODES], 0.0, CN[C_EXPANDED] * 1.0)
+                k = emit_terminated(events, k, CN[C_ITER], node=root, objective=ND[root, D_R] * scale,
+                                    root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
+                                    iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
+                                    expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
         if ND[root, D_FLAGS] & F_COMPLETE:
             return k, STATUS_DONE
 
@@ -633,9 +728,10 @@ def make_kernel(level):
             k_start = k
             it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
             if level >= LEVEL_FULL:
-                k = emit(events, k, it, EV_ITERATION_START, 0, 0, root, -1, -1, 0.0, ND[root, D_R] * scale,
-                         ND[root, D_G] * scale, CN[C_NODES], CN[C_EVALS], CN[C_EXPANDED],
-                         (ND[root, D_R] - ND[root, D_G]) * scale, 0.0)
+                k = emit_iteration_start(events, k, it, node=root, root_R=ND[root, D_R] * scale,
+                                         root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES],
+                                         evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED],
+                                         gap=(ND[root, D_R] - ND[root, D_G]) * scale)
 
             # ---- Selection (reads only): follow each branch's best split, which is its first record ----
             v = root
@@ -654,26 +750,31 @@ def make_kernel(level):
                     if ru >= 0:
                         ru_q = RC[ru, R_Q] * scale
                         ru_f = rec_feature(RC, ru) * 1.0
-                    k = emit(events, k, it, EV_SELECT_STEP, ND[v, D_DEPTH], rec_open(RC, r), v,
-                             path[plen - 1] if plen > 0 else -1, i, RC[r, R_Q] * scale, ND[v, D_R] * scale,
-                             ND[v, D_G] * scale, -1 if s & S_INLINE else s >> 2, j, rule, ru_q, ru_f)
+                    k = emit_select_step(events, k, it, depth=ND[v, D_DEPTH], node_id=v,
+                                         previous=path[plen - 1] if plen > 0 else -1, chosen_feature=i,
+                                         Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
+                                         chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=rule,
+                                         runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
                     for jj in range(CAT[i]):
                         sj = RC[r, R_KIDS + jj]
                         if sj & S_OPEN == 0:
                             continue
-                        fl = 1 if jj == j else 0
+                        fl = CANDIDATE_CHOSEN if jj == j else 0
                         if sj & S_INLINE:
                             hj = den * inline_best(RC, sj)
-                            k = emit(events, k, it, EV_SELECT_CANDIDATE, ND[v, D_DEPTH] + 1, fl, -1, v, i,
-                                     jj * 1.0, (den * inline_n(RC, sj) - lam) * scale, hj * scale, inline_n(RC, sj),
-                                     inline_best(RC, sj), 0, hj * scale, 0.0)
+                            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1,
+                                                      node_id=v, feature=i, category=jj * 1.0,
+                                                      R=(den * inline_n(RC, sj) - lam) * scale, G=hj * scale,
+                                                      n_l=inline_n(RC, sj), n_best=inline_best(RC, sj),
+                                                      H=hj * scale, state=fl)
                         else:
                             c = sj >> 2
                             if ND[c, D_FLAGS] & F_COMPLETE:
-                                fl |= 2
-                            k = emit(events, k, it, EV_SELECT_CANDIDATE, ND[c, D_DEPTH], fl, c, v, i, jj * 1.0,
-                                     ND[c, D_R] * scale, ND[c, D_G] * scale, NC[c, I_N], NC[c, I_NBEST], 0,
-                                     ND[c, D_H] * scale, 0.0)
+                                fl |= CANDIDATE_COMPLETE
+                            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
+                                                      feature=i, category=jj * 1.0, R=ND[c, D_R] * scale,
+                                                      G=ND[c, D_G] * scale, n_l=NC[c, I_N], n_best=NC[c, I_NBEST],
+                                                      H=ND[c, D_H] * scale, state=fl)
                 test_f[plen] = i  # the branch's tests are the steps of the path
                 test_c[plen] = j
                 plen += 1
@@ -741,10 +842,11 @@ def make_kernel(level):
                     link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
             leaf = v
             if level >= LEVEL_FULL:
-                k = emit(events, k, it, EV_SELECTION, ND[leaf, D_DEPTH], 1 if lazy else 0, leaf,
-                         path[plen - 1] if plen > 0 else -1, test_f[plen - 1] if plen > 0 else -1, 0.0,
-                         ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, plen + 1, n_act, 0, ND[leaf, D_H] * scale,
-                         0.0)
+                k = emit_selection(events, k, it, depth=ND[leaf, D_DEPTH], leaf_id=leaf,
+                                   previous=path[plen - 1] if plen > 0 else -1,
+                                   feature=test_f[plen - 1] if plen > 0 else -1, R=ND[leaf, D_R] * scale,
+                                   G=ND[leaf, D_G] * scale, path_length=plen + 1, n_actions=n_act,
+                                   H=ND[leaf, D_H] * scale, leaf_complete=lazy)
             if lazy:
                 CN[C_LAZY] += 1
             else:
@@ -822,11 +924,14 @@ def make_kernel(level):
                             done += h
                             if level >= LEVEL_FULL:
                                 fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
-                                k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, fl, -1, leaf, i, j * 1.0,
-                                         h * scale, h * scale, cnt[j], n_best, best_k, h * scale, bound * scale)
-                                k = emit(events, k, it, EV_NODE_COMPLETED, depth_c, fl, -1, leaf, i, j * 1.0,
-                                         h * scale, h * scale, REASON_SETTLED if settled else REASON_NO_ACTIONS,
-                                         0, 0, 0.0, 0.0)
+                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
+                                                         feature=i, category=j * 1.0, R=h * scale, G=h * scale,
+                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
+                                                         bound=bound * scale, state=fl)
+                                k = emit_node_completed(events, k, it, depth=depth_c, node_id=-1, parent_id=leaf,
+                                                        best_feature=i, category=j * 1.0, R=h * scale, G=h * scale,
+                                                        reason=REASON_SETTLED if settled else REASON_NO_ACTIONS,
+                                                        state=fl)
                             continue
                         key[wi] = KEYS[leaf, wi] + (j + 1) * RADIX[i]
                         c, slot = lookup(TABLE, OCC, KEYS, key)
@@ -837,8 +942,10 @@ def make_kernel(level):
                             g_sum += h
                             n_open += 1
                             if level >= LEVEL_FULL:
-                                k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, 0, -1, leaf, i, j * 1.0,
-                                         bound * scale, h * scale, cnt[j], n_best, best_k, h * scale, bound * scale)
+                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
+                                                         feature=i, category=j * 1.0, R=bound * scale, G=h * scale,
+                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
+                                                         bound=bound * scale, state=0)
                             continue
                         q_sum += ND[c, D_R]
                         g_sum += ND[c, D_G]
@@ -849,9 +956,11 @@ def make_kernel(level):
                             n_open += 1
                             RC[r, R_KIDS + j] = c * 4 + S_OPEN
                         if level >= LEVEL_FULL:
-                            k = emit(events, k, it, EV_CHILD_EVALUATED, depth_c, ND[c, D_FLAGS] | F_MEMO_HIT, c,
-                                     leaf, i, j * 1.0, ND[c, D_R] * scale, ND[c, D_G] * scale, cnt[j], n_best,
-                                     best_k, h * scale, bound * scale)
+                            k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=c, parent_id=leaf,
+                                                     feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
+                                                     G=ND[c, D_G] * scale, n_l=cnt[j], n_best=n_best, pred=best_k,
+                                                     H=h * scale, bound=bound * scale,
+                                                     state=ND[c, D_FLAGS] | F_MEMO_HIT)
                     key[wi] = KEYS[leaf, wi]
                     RC[r, R_Q] = q_sum
                     RC[r, R_DONE] = done
@@ -860,9 +969,9 @@ def make_kernel(level):
                         ND[leaf, D_G] = g_sum
                         ND[leaf, D_BEST] = i
                     if level >= LEVEL_FULL:
-                        k = emit(events, k, it, EV_SPLIT_SCORED, plen, 1 if n_open == 0 else 0, leaf, -1, i,
-                                 q_sum * scale, r_before * scale, g_sum * scale, n_open, c_i, 0,
-                                 (done - lam) * scale, 0.0)
+                        k = emit_split_scored(events, k, it, depth=plen, node_id=leaf, feature=i, Q=q_sum * scale,
+                                              R_before=r_before * scale, g=g_sum * scale, n_open=n_open,
+                                              n_children=c_i, done=(done - lam) * scale, complete=n_open == 0)
                 for pos in range(n_act // 2 - 1, -1, -1):
                     sift_down(RC, rec0, n_act, pos, tie)
                 ND[leaf, D_REC] = rec0
@@ -871,14 +980,17 @@ def make_kernel(level):
                 CN[C_EXPANDED] += 1
                 reason = refresh(ND, NC, RC, leaf)
                 if level >= LEVEL_FULL:
-                    k = emit(events, k, it, EV_EXPANSION, plen, ND[leaf, D_FLAGS], leaf, -1, rec_feature(RC, rec0),
-                             RC[rec0, R_Q] * scale, ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, reason,
-                             ND[leaf, D_BEST], n_act, r_before * scale, ND[leaf, D_H] * scale)
+                    k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
+                                       best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale,
+                                       G=ND[leaf, D_G] * scale, reason=reason, incumbent_feature=ND[leaf, D_BEST],
+                                       n_actions=n_act, R_before=r_before * scale, H=ND[leaf, D_H] * scale,
+                                       state=ND[leaf, D_FLAGS])
                     if reason != REASON_NONE:
-                        k = emit(events, k, it, EV_NODE_COMPLETED, plen, ND[leaf, D_FLAGS], leaf,
-                                 path[plen - 1] if plen > 0 else -1,
-                                 rec_feature(RC, rec0) if reason == REASON_SPLIT else -1, 0.0,
-                                 ND[leaf, D_R] * scale, ND[leaf, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+                        k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
+                                                parent_id=path[plen - 1] if plen > 0 else -1,
+                                                best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
+                                                category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
+                                                reason=reason, state=ND[leaf, D_FLAGS])
                 if reason != REASON_NONE:
                     release(ND, RC, FREE, leaf)
 
@@ -912,8 +1024,9 @@ def make_kernel(level):
                         n_open -= 1
                         removed += 1
                         if level >= LEVEL_FULL:
-                            k = emit(events, k, it, EV_CHILD_CLOSED, ND[c, D_DEPTH], 0, c, v, i, j * 1.0,
-                                     ND[c, D_R] * scale, ND[c, D_G] * scale, 0, 0, 0, 0.0, 0.0)
+                            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
+                                                  feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
+                                                  G=ND[c, D_G] * scale)
                     else:
                         q_sum += ND[c, D_R]
                         g_sum += ND[c, D_G]
@@ -926,19 +1039,22 @@ def make_kernel(level):
                 sift_down(RC, r, ND[v, D_NACT], 0, tie)
                 reason = refresh(ND, NC, RC, v)
                 if level >= LEVEL_FULL:
-                    fl = 1 if rec_feature(RC, r) != i else 0
+                    fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
                     if reason != REASON_NONE:
-                        fl |= 2
+                        fl |= CHANGE_COMPLETE
                     if ND[v, D_G] > g_before:
-                        fl |= 4
-                    k = emit(events, k, it, EV_BACKPROP_STEP, t, fl, v, path[t + 1], i, q_sum * scale,
-                             ND[v, D_R] * scale, ND[v, D_G] * scale, removed, rec_feature(RC, r), reason,
-                             q_before * scale, r_before * scale)
+                        fl |= CHANGE_G
+                    k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
+                                           Q_after=q_sum * scale, R_after=ND[v, D_R] * scale,
+                                           G_after=ND[v, D_G] * scale, n_removed=removed,
+                                           top_feature=rec_feature(RC, r), reason=reason, Q_before=q_before * scale,
+                                           R_before=r_before * scale, changes=fl)
                     if reason != REASON_NONE:
-                        k = emit(events, k, it, EV_NODE_COMPLETED, t, ND[v, D_FLAGS], v,
-                                 path[t - 1] if t > 0 else -1,
-                                 rec_feature(RC, r) if reason == REASON_SPLIT else -1, 0.0, ND[v, D_R] * scale,
-                                 ND[v, D_G] * scale, reason, 0, 0, 0.0, 0.0)
+                        k = emit_node_completed(events, k, it, depth=t, node_id=v,
+                                                parent_id=path[t - 1] if t > 0 else -1,
+                                                best_feature=rec_feature(RC, r) if reason == REASON_SPLIT else -1,
+                                                category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
+                                                reason=reason, state=ND[v, D_FLAGS])
                 if reason != REASON_NONE:
                     release(ND, RC, FREE, v)
 
@@ -946,13 +1062,15 @@ def make_kernel(level):
             done_it += 1
             finished = (ND[root, D_FLAGS] & F_COMPLETE) != 0
             if level >= LEVEL_SUMMARY:
-                k = emit(events, k, it, EV_ITERATION_END, 0, (1 if finished else 0) | (0 if lazy else 2),
-                         root, -1, -1, 0.0, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_NODES],
-                         CN[C_EVALS], CN[C_EXPANDED], (ND[root, D_R] - ND[root, D_G]) * scale, 0.0)
+                k = emit_iteration_end(events, k, it, node=root, root_R=ND[root, D_R] * scale,
+                                       root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES], evaluations=CN[C_EVALS],
+                                       expanded=CN[C_EXPANDED], gap=(ND[root, D_R] - ND[root, D_G]) * scale,
+                                       state=(END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
                 if finished:
-                    k = emit(events, k, it, EV_TERMINATED, 0, 1, root, -1, ND[root, D_BEST],
-                             ND[root, D_R] * scale, ND[root, D_R] * scale, ND[root, D_G] * scale, CN[C_ITER],
-                             CN[C_EVALS], CN[C_NODES], 0.0, CN[C_EXPANDED] * 1.0)
+                    k = emit_terminated(events, k, it, node=root, objective=ND[root, D_R] * scale,
+                                        root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
+                                        iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
+                                        expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
             if finished:
                 return k, STATUS_DONE
         return k, STATUS_BUDGET

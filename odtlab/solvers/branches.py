@@ -1,8 +1,9 @@
 """Branches (Chaouki, Read, Bifet) on the search runtime: optimal multi-way trees for H_lambda.
 
-The kernel is :mod:`odtlab.core.branches`. This module holds the event kinds (the steps of Section 4.2), the
-:class:`BranchesSolver` (state, growth, bounds, incumbent tree, captions with printable branch keys), the
-scikit-learn estimator :class:`BranchesClassifier` and the registry entry ``odtlab solve branches``.
+The kernel is :mod:`odtlab.core.branches`, which declares the event kinds (the steps of Section 4.2). This
+module holds the :class:`BranchesSolver` (state, growth, bounds, incumbent tree, captions with printable
+branch keys), the scikit-learn estimator :class:`BranchesClassifier` and the registry entry
+``odtlab solve branches``.
 
 Objective (Section 3.1): H_lambda(T) = accuracy - lambda * splits, maximised. A split on feature i has one
 child per category 0..C_i-1; categories no training row has make empty leaves worth 0 that predict their
@@ -34,10 +35,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import encoders, memory
 from odtlab.core import branches as kernels
-from odtlab.core import events as core
 from odtlab.core._jit import as_ratio
 from odtlab.estimators import ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, params_init
-from odtlab.events import register_kind
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import CATEGORY, LEAF, Tree
@@ -49,88 +48,9 @@ REASONS = {kernels.REASON_NONE: None, kernels.REASON_NO_ACTIONS: "no_features",
            kernels.REASON_SETTLED: "settled_at_birth", kernels.REASON_LEAF: "leaf_dominates",
            kernels.REASON_SPLIT: "best_split_complete"}
 _RULE_NAMES = {v: k for k, v in CHILD_RULES.items()}
-_VALUE = core.EVENT_DTYPE.names.index("value")
 
 # flags of ChildEvaluated / NodeCompleted / Expansion ("state"): the branch's flags at that moment
 STATE_COMPLETE, STATE_EXPANDED, STATE_LEAF, STATE_SETTLED, STATE_MEMO_HIT = 1, 2, 4, 8, 16
-
-# -- event kinds (codes of odtlab.core.branches, Branches block 64..95) ----------------------------------------
-register_kind(kernels.EV_INIT, "Init", ALGORITHM,
-              {"root": "node", "lam": "value", "n": "i0", "q": "i1", "K": "i2", "R": "upper", "G": "lower",
-               "H": "f0", "P": "f1", "state": "flags"},
-              "Init: root with n={n}, q={q}, K={K}, lambda={lam:g}: H={H:.6g}, R=max(H, 1-lambda)={R:.6g}",
-              "The root is evaluated before the loop (Appendix D.2). state: 1 complete, 4 leaf optimal, "
-              "8 settled (H >= P - lambda).")
-register_kind(kernels.EV_ITERATION_START, "IterationStart", ALGORITHM,
-              {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
-               "gap": "f0"},
-              "Iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, memo {memo_size}")
-register_kind(kernels.EV_SELECT_STEP, "SelectStep", ALGORITHM,
-              {"node_id": "node", "previous": "parent", "chosen_feature": "feature", "Q": "value", "R": "upper",
-               "G": "lower", "chosen_child": "i0", "category": "i1", "rule": "i2", "runner_up_Q": "f0",
-               "runner_up_feature": "f1", "n_open": "flags"},
-              "Select: at node {node_id} follow feature {chosen_feature} (Q={Q:.6g}) to child {chosen_child}",
-              "One descent step of Selection; its SelectCandidate events list the open children. rule: 0 min_G, "
-              "1 min_H, 2 first. runner_up_*: the second split of the node's heap (NaN / -1 if none).")
-register_kind(kernels.EV_SELECT_CANDIDATE, "SelectCandidate", ALGORITHM,
-              {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
-               "G": "lower", "n_l": "i0", "n_best": "i1", "H": "f0", "state": "flags"},
-              "Candidate child {child_id} (category {category:g}): G={G:.6g}, R={R:.6g}",
-              "An open child of the split followed by a SelectStep. state: 1 chosen, 2 already complete.")
-register_kind(kernels.EV_SELECTION, "Selection", ALGORITHM,
-              {"leaf_id": "node", "previous": "parent", "feature": "feature", "R": "upper", "G": "lower",
-               "path_length": "i0", "n_actions": "i1", "H": "f0", "leaf_complete": "flags"},
-              "Selection ends at node {leaf_id} (path of {path_length})",
-              "End of the descent; the path is the iteration's SelectStep nodes followed by leaf_id. "
-              "leaf_complete = 1: the branch was completed through another parent (lazy completion).")
-register_kind(kernels.EV_CHILD_EVALUATED, "ChildEvaluated", ALGORITHM,
-              {"child_id": "node", "parent_id": "parent", "feature": "feature", "category": "value", "R": "upper",
-               "G": "lower", "n_l": "i0", "n_best": "i1", "pred": "i2", "H": "f0", "bound": "f1", "state": "flags"},
-              "Child {child_id} of {parent_id} (feature {feature}, category {category:g}): n={n_l}, H={H:.6g}, "
-              "R={R:.6g}",
-              "A child built (or found in the memo) during Expansion. bound = P - lambda. state bits: 1 complete, "
-              "4 leaf optimal, 8 settled at birth, 16 memo hit.")
-register_kind(kernels.EV_SPLIT_SCORED, "SplitScored", ALGORITHM,
-              {"node_id": "node", "feature": "feature", "Q": "value", "R_before": "upper", "g": "lower",
-               "n_open": "i0", "n_children": "i1", "done": "f0", "complete": "flags"},
-              "Split of node {node_id} on feature {feature}: Q={Q:.6g}, {n_open}/{n_children} children open",
-              "Q(l, i) = -lambda + sum of the children's R (Eqs. 5-6); done = -lambda + sum of R over complete "
-              "children; g = -lambda + sum of the children's G (the split's incumbent value).")
-register_kind(kernels.EV_EXPANSION, "Expansion", ALGORITHM,
-              {"node_id": "node", "best_feature": "feature", "best_Q": "value", "R_after": "upper", "G": "lower",
-               "reason": "i0", "incumbent_feature": "i1", "n_actions": "i2", "R_before": "f0", "H": "f1",
-               "state": "flags"},
-              "Expansion of node {node_id}: R {R_before:.6g} -> {R_after:.6g}, best feature {best_feature}",
-              "reason: -1 still open, 2 leaf dominates, 3 best split complete.")
-register_kind(kernels.EV_BACKPROP_STEP, "BackpropStep", ALGORITHM,
-              {"node_id": "node", "child_id": "parent", "feature": "feature", "Q_after": "value", "R_after": "upper",
-               "G_after": "lower", "n_removed": "i0", "top_feature": "i1", "reason": "i2", "Q_before": "f0",
-               "R_before": "f1", "changes": "flags"},
-              "Backprop at node {node_id} via feature {feature}: Q {Q_before:.6g} -> {Q_after:.6g}",
-              "changes bits: 1 heap top changed, 2 node became complete, 4 G improved. The children moved to the "
-              "complete side are the ChildClosed events before it.")
-register_kind(kernels.EV_CHILD_CLOSED, "ChildClosed", ALGORITHM,
-              {"child_id": "node", "node_id": "parent", "feature": "feature", "category": "value", "R": "upper",
-               "G": "lower"},
-              "Child {child_id} of node {node_id} is complete (R*={R:.6g})",
-              "One removed_completed_children element of a BackpropStep.")
-register_kind(kernels.EV_NODE_COMPLETED, "NodeCompleted", ALGORITHM,
-              {"node_id": "node", "parent_id": "parent", "best_feature": "feature", "R": "upper", "G": "lower",
-               "reason": "i0", "state": "flags"},
-              "Node {node_id} complete: R*={R:.6g}",
-              "reason: 0 no_features, 1 settled_at_birth, 2 leaf_dominates, 3 best_split_complete. A child "
-              "completed at birth and kept out of the memo has node_id -1; its parent, feature and category "
-              "(in value) name it.")
-register_kind(kernels.EV_ITERATION_END, "IterationEnd", ALGORITHM,
-              {"root_R": "upper", "root_G": "lower", "memo_size": "i0", "evaluations": "i1", "expanded": "i2",
-               "gap": "f0", "state": "flags"},
-              "After iteration {iteration}: R(root)={root_R:.6g}, G(root)={root_G:.6g}, gap {gap:.3g}",
-              "The level-summary event. state bits: 1 root complete, 2 the iteration expanded a branch.")
-register_kind(kernels.EV_TERMINATED, "Terminated", ALGORITHM,
-              {"objective": "value", "root_R": "upper", "root_G": "lower", "iterations": "i0", "evaluations": "i1",
-               "memo_size": "i2", "expanded": "f1", "optimal": "flags"},
-              "Terminated after {iterations} iterations: optimal H_lambda = {objective:.6g}")
-
 
 def branches_kernel(level):
     """The compiled Branches kernel for a record level (created once per process, cached on disk)."""
@@ -495,7 +415,7 @@ class BranchesSolver(Solver):
             return f"  {key(event.child_id)} is complete: its R* = {event.R:.6g} moves to the proven sum"
         if name == "NodeCompleted":
             why = REASONS.get(int(event.reason))
-            node = key(event.node_id, event.parent_id, event.best_feature, event.record[_VALUE])
+            node = key(event.node_id, event.parent_id, event.best_feature, event.category)
             return f"Complete: {node} with R* = {event.R:.6g} ({why})"
         if name == "IterationEnd":
             return (f"After iteration {event.iteration}: R(Ω)={event.root_R:.6g}, G(Ω)={event.root_G:.6g}, "

@@ -16,7 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from odtlab.widgets.recording import F0, F1, FEATURE, FLAGS, I0, I1, KIND, LOWER, NODE, PARENT, UPPER, VALUE, Fold
+from odtlab.core.events import KINDS
+from odtlab.widgets.recording import FEATURE, KIND, LOWER, NODE, PARENT, UPPER, VALUE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
 from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, INK, MUTED, SKY, YELLOW, bar_rows, escape, fmt, legend, panel
 from odtlab.widgets.svg import UPPER as BOUND_COLOUR
@@ -129,6 +130,8 @@ def _keys(rec, upto=None):
             return None
         return tuple(sorted(base + ((int(feature), int(round(category))),)))
 
+    chosen_child = KINDS[k.EV_SELECT_STEP].reader("chosen_child")
+    category = KINDS[k.EV_SELECT_STEP].reader("category")
     rows = rec.rows
     for i in range(len(keys), rec.n if upto is None else upto):
         r = rows[i]
@@ -137,7 +140,7 @@ def _keys(rec, upto=None):
         if kind in (k.EV_INIT, k.EV_ITERATION_START, k.EV_ITERATION_END, k.EV_TERMINATED):
             pair = (ROOT, None)
         elif kind == k.EV_SELECT_STEP:
-            pair = (tests(node), child(r[I0], node, feature, r[I1]))
+            pair = (tests(node), child(chosen_child(r), node, feature, category(r)))
         elif kind in (k.EV_SELECT_CANDIDATE, k.EV_CHILD_EVALUATED):
             pair = (tests(parent), child(node, parent, feature, value))
         elif kind == k.EV_CHILD_CLOSED:
@@ -153,14 +156,26 @@ def _keys(rec, upto=None):
 def _apply(keys):
     k = _codes()
 
+    def read(code, *names):
+        return [KINDS[code].reader(name) for name in names]
+
+    init_H, init_n, init_state = read(k.EV_INIT, "H", "n", "state")
+    candidate_H, candidate_state = read(k.EV_SELECT_CANDIDATE, "H", "state")
+    (selection_H,) = read(k.EV_SELECTION, "H")
+    child_H, child_n, child_state = read(k.EV_CHILD_EVALUATED, "H", "n_l", "state")
+    expansion_reason, expansion_H = read(k.EV_EXPANSION, "reason", "H")
+    (top_feature,) = read(k.EV_BACKPROP_STEP, "top_feature")
+    (completed_reason,) = read(k.EV_NODE_COMPLETED, "reason")
+
     def apply(state, i, r):
         kind = int(r[KIND])
         branch, child = keys[i]
         state.current, state.child = (branch if branch is not None else state.current), child
-        upper, lower, flags = float(r[UPPER]), float(r[LOWER]), int(r[FLAGS])
+        upper, lower = float(r[UPPER]), float(r[LOWER])
         if kind == k.EV_INIT:
-            state.set(ROOT, R=upper, G=lower, H=float(r[F0]), n=int(r[I0]), complete=bool(flags & 1),
-                      leaf=bool(flags & 4), settled=bool(flags & 8))
+            flags = int(init_state(r))
+            state.set(ROOT, R=upper, G=lower, H=float(init_H(r)), n=int(init_n(r)), complete=bool(flags & k.F_COMPLETE),
+                      leaf=bool(flags & k.F_LEAF), settled=bool(flags & k.F_SETTLED))
         elif kind == k.EV_ITERATION_START:
             state.path = (ROOT,)
             state.set(ROOT, R=upper, G=lower)
@@ -172,30 +187,33 @@ def _apply(keys):
                 state.path += (child,)
         elif kind == k.EV_SELECT_CANDIDATE and child is not None:
             old = state.branches.get(child, EMPTY)
-            state.set(child, R=upper, G=lower, H=float(r[F0]), complete=old.complete or bool(flags & 2))
+            state.set(child, R=upper, G=lower, H=float(candidate_H(r)),
+                      complete=old.complete or bool(candidate_state(r) & k.CANDIDATE_COMPLETE))
         elif kind == k.EV_SELECTION:
-            state.set(branch, R=upper, G=lower, H=float(r[F0]))
+            state.set(branch, R=upper, G=lower, H=float(selection_H(r)))
             if not state.path or state.path[-1] != branch:
                 state.path += (branch,)
         elif kind == k.EV_CHILD_EVALUATED and child is not None:
             old = state.branches.get(child, EMPTY)
-            state.set(child, R=upper, G=lower, H=float(r[F0]), n=int(r[I0]), complete=old.complete or bool(flags & 1),
-                      leaf=old.leaf or bool(flags & 4), settled=old.settled or bool(flags & 8))
+            flags = int(child_state(r))
+            state.set(child, R=upper, G=lower, H=float(child_H(r)), n=int(child_n(r)),
+                      complete=old.complete or bool(flags & k.F_COMPLETE), leaf=old.leaf or bool(flags & k.F_LEAF),
+                      settled=old.settled or bool(flags & k.F_SETTLED))
         elif kind == k.EV_SPLIT_SCORED:
             state.set_q(branch, int(r[FEATURE]), float(r[VALUE]))
         elif kind == k.EV_EXPANSION:
-            reason = int(r[I0])
-            changes = dict(expanded=True, R=upper, G=lower, H=float(r[F1]), top=int(r[FEATURE]))
+            reason = int(expansion_reason(r))
+            changes = dict(expanded=True, R=upper, G=lower, H=float(expansion_H(r)), top=int(r[FEATURE]))
             if reason >= 0:
                 changes.update(complete=True, reason=reason, leaf=reason == k.REASON_LEAF)
             state.set(branch, **changes)
         elif kind == k.EV_BACKPROP_STEP:
             state.set_q(branch, int(r[FEATURE]), float(r[VALUE]))
-            state.set(branch, R=upper, G=lower, top=int(r[I1]))
+            state.set(branch, R=upper, G=lower, top=int(top_feature(r)))
         elif kind == k.EV_CHILD_CLOSED and child is not None:
             state.set(child, complete=True, R=upper)
         elif kind == k.EV_NODE_COMPLETED and branch is not None:
-            reason = int(r[I0])
+            reason = int(completed_reason(r))
             old = state.branches.get(branch, EMPTY)
             leaf = old.leaf or reason in (k.REASON_SETTLED, k.REASON_LEAF, k.REASON_NO_ACTIONS)
             top = int(r[FEATURE]) if int(r[NODE]) >= 0 and int(r[FEATURE]) >= 0 and not leaf else old.top
