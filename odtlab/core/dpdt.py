@@ -80,8 +80,9 @@ import numpy as np
 
 from odtlab.core import cart
 from odtlab.core._jit import njit
+from odtlab.core import events as ev
 from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW,
-                                emit, emit_search_started, emit_terminated)
+                                emit_search_started, emit_terminated)
 
 GEN_CART, GEN_TOPB, GEN_EXHAUSTIVE = 0, 1, 2
 GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
@@ -124,6 +125,45 @@ EV_CANDIDATE = 161
 EV_BACKUP = 162
 EV_STATE_SOLVED = 163
 EV_POLICY = 164
+emit_state_expanded = ev.event_kind(
+    EV_STATE_EXPANDED, "StateExpanded", "dpdt",
+    {"state": "node", "parent_state": "parent", "side": "flags", "leaf_loss": "value",
+     "n_samples": "i0", "n_candidates": "i1", "via_candidate": "i2", "weight": "f0", "impurity": "f1"},
+    "Expand state {state} (depth {depth}, {n_samples} rows): leaf loss {leaf_loss:.6g}, "
+    "{n_candidates} candidate splits",
+    "A state (rows, depth) of the MDP (§4) is built: its leaf action's loss (misclassified weight, or "
+    "weight x squared error) and its candidate splits. side: 0 root, 1 left, 2 right child of "
+    "candidate via_candidate of parent_state. upper: L_alpha of the current policy.").emit
+emit_candidate = ev.event_kind(
+    EV_CANDIDATE, "CandidateSplit", "dpdt",
+    {"state": "node", "threshold": "value", "candidate": "i0", "n_left": "i1", "n_right": "i2",
+     "p_left": "f0", "generator": "f1", "skip": "flags"},
+    "Candidate {candidate} of state {state}: {feature_name} <= {threshold:.6g} "
+    "({n_left} | {n_right} rows)",
+    "A split returned by the split generator (§5.2; generator 0 cart, 1 topb, 2 exhaustive). skip: "
+    "1 duplicate of an earlier candidate's partition, 2 empty side; skipped candidates are not expanded.").emit
+emit_backup = ev.event_kind(
+    EV_BACKUP, "BellmanBackup", "dpdt",
+    {"state": "node", "Q": "value", "candidate": "i0", "left_state": "i1", "right_state": "i2",
+     "V_left": "f0", "V_right": "f1", "chosen": "flags"},
+    "Bellman backup at state {state}: Q(split on {feature_name}) = {Q:.6g} "
+    "(V_left {V_left:.6g}, V_right {V_right:.6g})",
+    "Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r) (Algorithm 1) at the search's alpha, once both children "
+    "are solved; chosen = 1 if the split is now the state's best action.").emit
+emit_state_solved = ev.event_kind(
+    EV_STATE_SOLVED, "StateSolved", "dpdt",
+    {"state": "node", "parent_state": "parent", "V": "value", "action": "i0", "pieces": "i1",
+     "leaf_class": "i2", "Q_leaf": "f0", "threshold": "f1", "n_candidates": "flags"},
+    "State {state} solved: V = {V:.6g}, best action {action}, Q(leaf) = {Q_leaf:.6g}",
+    "V(s) = max_a Q(s, a) and pi(s) = argmax at the search's alpha; pieces = number of trees on the "
+    "state's regularisation path.").emit
+emit_policy = ev.event_kind(
+    EV_POLICY, "PolicyExtracted", "dpdt",
+    {"objective": "value", "root_piece": "i0", "path_length": "i1", "states": "i2", "error": "f0",
+     "expected_splits": "f1"},
+    "Policy extracted: L_alpha = {objective:.6g} (loss {error:.6g} + alpha x {expected_splits:.6g} "
+    "expected splits); {path_length} trees on the regularisation path, {states} states",
+    "T = E(pi*, s0) (Algorithm 1): the root is solved.").emit
 
 EPSILON = cart.EPSILON
 _EPS = np.finfo(np.float64).eps
@@ -1233,12 +1273,14 @@ def make_kernel(level):
                     CI[c, K_FLAGS] = flags
                     CF[c, KF_PLEFT] = wl / W if W > 0.0 else 0.0
                     if level >= LEVEL_FULL:
-                        k = emit(events, k, it, EV_CANDIDATE, depth, flags, s, -1, f, thr, 0.0, 0.0, c, nl,
-                                 n_rows - nl, CF[c, KF_PLEFT], generator)
+                        k = emit_candidate(events, k, it, depth=depth, skip=flags, state=s, feature=f, threshold=thr,
+                                           candidate=c, n_left=nl, n_right=n_rows - nl, p_left=CF[c, KF_PLEFT],
+                                           generator=generator)
                 if level >= LEVEL_SUMMARY:
-                    k = emit(events, k, it, EV_STATE_EXPANDED, depth, side, s, parent, -1, E,
-                             _incumbent(STACK, WF, PF, SI, SF, counters, alpha), 0.0, n_rows, n_cand, pcand,
-                             W, imp)
+                    k = emit_state_expanded(events, k, it, depth=depth, side=side, state=s, parent_state=parent,
+                                            leaf_loss=E, upper=_incumbent(STACK, WF, PF, SI, SF, counters, alpha),
+                                            n_samples=n_rows, n_candidates=n_cand, via_candidate=pcand, weight=W,
+                                            impurity=imp)
                 if first < 0:  # nothing to choose: a leaf, solved at once
                     h = counters[C_PIECES]
                     _leaf_piece(PF, PI, h, E)
@@ -1277,10 +1319,10 @@ def make_kernel(level):
                     chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
                     vl = _state_value(PF, SI, SF, left_state, alpha)
                     vr = _state_value(PF, SI, SF, right_state, alpha)
-                    k = emit(events, k, it, EV_BACKUP, fr[FR_DEPTH], 1 if chosen == pcand else 0, s, -1,
-                             CI[pcand, K_FEAT], -q / Ws if Ws > 0.0 else 0.0,
-                             _incumbent(STACK, WF, PF, SI, SF, counters, alpha), 0.0, pcand, left_state,
-                             right_state, vl, vr)
+                    k = emit_backup(events, k, it, depth=fr[FR_DEPTH], chosen=1 if chosen == pcand else 0, state=s,
+                                    feature=CI[pcand, K_FEAT], Q=-q / Ws if Ws > 0.0 else 0.0,
+                                    upper=_incumbent(STACK, WF, PF, SI, SF, counters, alpha), candidate=pcand,
+                                    left_state=left_state, right_state=right_state, V_left=vl, V_right=vr)
                 # next usable candidate, or the state is solved
                 nxt = fr[FR_CUR] + 1
                 c0 = SI[s, S_CSTART]
@@ -1305,19 +1347,22 @@ def make_kernel(level):
                     h = best_piece(PF, SI[solved, S_HSTART], SI[solved, S_HLEN], alpha)
                     act = PI[h, A_]
                     Wv = SF[solved, SF_W]
-                    k = emit(events, k, it, EV_STATE_SOLVED, SI[solved, S_DEPTH], SI[solved, S_NCAND], solved,
-                             SI[solved, S_PARENT], CI[act, K_FEAT] if act >= 0 else -1,
-                             _state_value(PF, SI, SF, solved, alpha), 0.0, 0.0, act, SI[solved, S_HLEN],
-                             SI[solved, S_CLASS], -SF[solved, SF_E] / Wv if Wv > 0.0 else 0.0,
-                             CF[act, KF_THR] if act >= 0 else np.nan)
+                    k = emit_state_solved(events, k, it, depth=SI[solved, S_DEPTH], n_candidates=SI[solved, S_NCAND],
+                                          state=solved, parent_state=SI[solved, S_PARENT],
+                                          feature=CI[act, K_FEAT] if act >= 0 else -1,
+                                          V=_state_value(PF, SI, SF, solved, alpha), action=act,
+                                          pieces=SI[solved, S_HLEN], leaf_class=SI[solved, S_CLASS],
+                                          Q_leaf=-SF[solved, SF_E] / Wv if Wv > 0.0 else 0.0,
+                                          threshold=CF[act, KF_THR] if act >= 0 else np.nan)
                 if counters[C_TOP] == 0:
                     counters[C_DONE] = 1
                     if level >= LEVEL_SUMMARY:
                         h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
                         W0 = max(SF[0, SF_W], 1e-300)  # all-zero weights: every loss is 0
                         value = (PF[h, E_] + alpha * PF[h, S_]) / W0
-                        k = emit(events, k, it, EV_POLICY, 0, 0, 0, -1, -1, value, value, 0.0, h, SI[0, S_HLEN],
-                                 counters[C_STATES], PF[h, E_] / W0, PF[h, S_] / W0)
+                        k = emit_policy(events, k, it, objective=value, upper=value, root_piece=h,
+                                        path_length=SI[0, S_HLEN], states=counters[C_STATES], error=PF[h, E_] / W0,
+                                        expected_splits=PF[h, S_] / W0)
                         k = emit_terminated(events, k, it, optimal=0, lower=0.0, upper=value, value=value,
                                             i0=counters[C_STATES], i1=counters[C_OPS], i2=counters[C_BACKUPS])
                     return k, STATUS_DONE

@@ -52,7 +52,6 @@ from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
-from odtlab.events import register_kind
 from odtlab.core import trees as tree_kernels
 from odtlab.search import Search, Solver
 from odtlab.solvers.cart import CARTSolver
@@ -62,41 +61,6 @@ from odtlab.tree import LEAF, Tree
 ALGORITHM = "dpdt"
 GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
 BUDGETS = ("leaves", "splits")
-
-register_kind(kernels.EV_STATE_EXPANDED, "StateExpanded", ALGORITHM,
-              {"state": "node", "parent_state": "parent", "side": "flags", "leaf_loss": "value",
-               "n_samples": "i0", "n_candidates": "i1", "via_candidate": "i2", "weight": "f0", "impurity": "f1"},
-              "Expand state {state} (depth {depth}, {n_samples} rows): leaf loss {leaf_loss:.6g}, "
-              "{n_candidates} candidate splits",
-              "A state (rows, depth) of the MDP (§4) is built: its leaf action's loss (misclassified weight, or "
-              "weight x squared error) and its candidate splits. side: 0 root, 1 left, 2 right child of "
-              "candidate via_candidate of parent_state. upper: L_alpha of the current policy.")
-register_kind(kernels.EV_CANDIDATE, "CandidateSplit", ALGORITHM,
-              {"state": "node", "threshold": "value", "candidate": "i0", "n_left": "i1", "n_right": "i2",
-               "p_left": "f0", "generator": "f1", "skip": "flags"},
-              "Candidate {candidate} of state {state}: {feature_name} <= {threshold:.6g} "
-              "({n_left} | {n_right} rows)",
-              "A split returned by the split generator (§5.2; generator 0 cart, 1 topb, 2 exhaustive). skip: "
-              "1 duplicate of an earlier candidate's partition, 2 empty side; skipped candidates are not expanded.")
-register_kind(kernels.EV_BACKUP, "BellmanBackup", ALGORITHM,
-              {"state": "node", "Q": "value", "candidate": "i0", "left_state": "i1", "right_state": "i2",
-               "V_left": "f0", "V_right": "f1", "chosen": "flags"},
-              "Bellman backup at state {state}: Q(split on {feature_name}) = {Q:.6g} "
-              "(V_left {V_left:.6g}, V_right {V_right:.6g})",
-              "Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r) (Algorithm 1) at the search's alpha, once both children "
-              "are solved; chosen = 1 if the split is now the state's best action.")
-register_kind(kernels.EV_STATE_SOLVED, "StateSolved", ALGORITHM,
-              {"state": "node", "parent_state": "parent", "V": "value", "action": "i0", "pieces": "i1",
-               "leaf_class": "i2", "Q_leaf": "f0", "threshold": "f1", "n_candidates": "flags"},
-              "State {state} solved: V = {V:.6g}, best action {action}, Q(leaf) = {Q_leaf:.6g}",
-              "V(s) = max_a Q(s, a) and pi(s) = argmax at the search's alpha; pieces = number of trees on the "
-              "state's regularisation path.")
-register_kind(kernels.EV_POLICY, "PolicyExtracted", ALGORITHM,
-              {"objective": "value", "root_piece": "i0", "path_length": "i1", "states": "i2", "error": "f0",
-               "expected_splits": "f1"},
-              "Policy extracted: L_alpha = {objective:.6g} (loss {error:.6g} + alpha x {expected_splits:.6g} "
-              "expected splits); {path_length} trees on the regularisation path, {states} states",
-              "T = E(pi*, s0) (Algorithm 1): the root is solved.")
 
 _KERNELS = {}
 

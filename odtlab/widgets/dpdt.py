@@ -11,7 +11,7 @@ finished).
 """
 import numpy as np
 
-from odtlab.widgets.recording import DEPTH, F0, FEATURE, FLAGS, I0, I1, I2, KIND, NODE, PARENT, VALUE, Fold
+from odtlab.widgets.recording import DEPTH, FEATURE, KIND, NODE, Fold
 from odtlab.widgets.registry import Adapter, register_adapter, register_graph, register_panel
 from odtlab.widgets.svg import GREEN, GREY, HIGHLIGHT, MUTED, SKY, TINT, bar_rows, fmt, legend, panel, svg_open, text
 from odtlab.widgets.views import View
@@ -20,10 +20,11 @@ ALGORITHM = "dpdt"
 
 
 def _kinds():
-    from odtlab.events import kind_code
+    from odtlab.core import dpdt
 
-    return {name: kind_code(ALGORITHM, name) for name in
-            ("StateExpanded", "CandidateSplit", "BellmanBackup", "StateSolved", "PolicyExtracted")}
+    return {"StateExpanded": dpdt.EV_STATE_EXPANDED, "CandidateSplit": dpdt.EV_CANDIDATE,
+            "BellmanBackup": dpdt.EV_BACKUP, "StateSolved": dpdt.EV_STATE_SOLVED,
+            "PolicyExtracted": dpdt.EV_POLICY}
 
 
 @register_adapter
@@ -59,37 +60,50 @@ class MDP:
         return other
 
 
+def _readers(codes):
+    """Per kind, a reader of each payload field from a record tuple (``KINDS[code].reader``)."""
+    from odtlab.core.events import KINDS
+
+    return {name: {field: KINDS[code].reader(field) for field in KINDS[code].fields} for name, code in codes.items()}
+
+
 def _apply(codes):
+    read = _readers(codes)
+    cand, expanded, backup, solved = (read["CandidateSplit"], read["StateExpanded"], read["BellmanBackup"],
+                                      read["StateSolved"])
+
     def apply(mdp, i, r):
         kind = int(r[KIND])
         s = int(r[NODE])
         if kind == codes["CandidateSplit"]:
-            c = int(r[I0])
-            mdp.cands[c] = {"state": s, "feature": int(r[FEATURE]), "threshold": float(r[VALUE]),
-                            "n_left": int(r[I1]), "n_right": int(r[I2]), "skip": int(r[FLAGS]), "Q": np.nan,
-                            "chosen": False, "left": -1, "right": -1}
+            c = int(cand["candidate"](r))
+            mdp.cands[c] = {"state": s, "feature": int(r[FEATURE]), "threshold": float(cand["threshold"](r)),
+                            "n_left": int(cand["n_left"](r)), "n_right": int(cand["n_right"](r)),
+                            "skip": int(cand["skip"](r)), "Q": np.nan, "chosen": False, "left": -1, "right": -1}
             mdp.by_state[s] = mdp.by_state.get(s, ()) + (c,)
         elif kind == codes["StateExpanded"]:
-            weight = float(r[F0])  # Q(s, leaf) = -(leaf loss) / (weight of the state's rows)
-            mdp.states[s] = {"parent": int(r[PARENT]), "side": int(r[FLAGS]), "via": int(r[I2]),
-                             "depth": int(r[DEPTH]), "n": int(r[I0]), "leaf_loss": float(r[VALUE]),
+            weight = float(expanded["weight"](r))  # Q(s, leaf) = -(leaf loss) / (weight of the state's rows)
+            side, via_id, leaf_loss = int(expanded["side"](r)), int(expanded["via_candidate"](r)), \
+                float(expanded["leaf_loss"](r))
+            mdp.states[s] = {"parent": int(expanded["parent_state"](r)), "side": side, "via": via_id,
+                             "depth": int(r[DEPTH]), "n": int(expanded["n_samples"](r)), "leaf_loss": leaf_loss,
                              "solved": False, "V": np.nan, "action": None,
-                             "Q_leaf": -float(r[VALUE]) / weight if weight > 0 else np.nan}
-            via = mdp.cands.get(int(r[I2]))
-            if via is not None and int(r[FLAGS]) in (1, 2):
-                mdp.cands[int(r[I2])] = dict(via, **{"left" if int(r[FLAGS]) == 1 else "right": s})
+                             "Q_leaf": -leaf_loss / weight if weight > 0 else np.nan}
+            via = mdp.cands.get(via_id)
+            if via is not None and side in (1, 2):
+                mdp.cands[via_id] = dict(via, **{"left" if side == 1 else "right": s})
         elif kind == codes["BellmanBackup"]:
-            c = int(r[I0])
+            c = int(backup["candidate"](r))
             if c in mdp.cands:
-                chosen = bool(int(r[FLAGS]))
+                chosen = bool(int(backup["chosen"](r)))
                 if chosen:
                     for other in mdp.by_state.get(s, ()):
                         if mdp.cands[other]["chosen"]:
                             mdp.cands[other] = dict(mdp.cands[other], chosen=False)
-                mdp.cands[c] = dict(mdp.cands[c], Q=float(r[VALUE]), chosen=chosen or mdp.cands[c]["chosen"])
+                mdp.cands[c] = dict(mdp.cands[c], Q=float(backup["Q"](r)), chosen=chosen or mdp.cands[c]["chosen"])
         elif kind == codes["StateSolved"] and s in mdp.states:
-            mdp.states[s] = dict(mdp.states[s], solved=True, V=float(r[VALUE]), action=int(r[I0]),
-                                 Q_leaf=float(r[F0]))
+            mdp.states[s] = dict(mdp.states[s], solved=True, V=float(solved["V"](r)), action=int(solved["action"](r)),
+                                 Q_leaf=float(solved["Q_leaf"](r)))
         if kind in codes.values():
             mdp.current = s
         return mdp
