@@ -17,10 +17,11 @@ from odtlab.core import events as core
 
 DEFAULT_MAX_EVENTS = 250_000
 
-# positions of the record fields in an event tuple (``Recording.rows``), for folds that read many events
-(ITERATION, KIND, DEPTH, FLAGS, NODE, PARENT, FEATURE, VALUE, UPPER, LOWER, I0, I1, I2, F0, F1) = range(
-    len(core.EVENT_DTYPE.names))
-assert core.EVENT_DTYPE.names[KIND] == "kind" and core.EVENT_DTYPE.names[F1] == "f1"
+# positions of the generic record fields in an event tuple (``Recording.rows``), for folds that read many
+# events; a kind's own payload (the spare fields and flags) is read by name: ``KINDS[code].reader(NAME)``
+ITERATION, KIND, DEPTH, NODE, PARENT, FEATURE, VALUE, UPPER, LOWER = (
+    core.EVENT_DTYPE.names.index(f) for f in ("iteration", "kind", "depth", "node", "parent", "feature", "value",
+                                              "upper", "lower"))
 
 
 @dataclass(frozen=True)
