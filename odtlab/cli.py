@@ -444,16 +444,17 @@ def main(argv=None) -> int:
         caught.append(signum)
         raise KeyboardInterrupt
 
-    watch = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, on_sigint) if watch else None
-    code = None
-    try:
-        code = _run(argv)
+    code, previous = None, None
+    try:  # a Ctrl-C before the handler is in place, or after it is restored, lands in the outer except
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            code = _run(argv)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
     except KeyboardInterrupt:
         caught.append(signal.SIGINT)
-    finally:
-        if watch:
-            signal.signal(signal.SIGINT, previous)
     if caught:
         print("odtlab: interrupted", file=sys.stderr, flush=True)
         return 130

@@ -129,17 +129,26 @@ def test_emitter_requires_every_payload_field():
         getattr(kind.emit, "py_func", kind.emit)(events, 0, 1, lower=0.0, upper=1.0)
 
 
-def test_flag_bits_round_trip():
-    kind = core.event_kind(31, "SchemaProbe", "tests", {"complete": "flags:0", "leaf": "flags:2", "Q": "value"})
+@pytest.fixture
+def probe_code():
+    """A free kind code for a test's own declaration, taken out of the registry again afterwards."""
+    code = 30
+    assert code not in core.KINDS
+    yield code
+    core.KINDS.pop(code, None)
+
+
+def test_flag_bits_round_trip(probe_code):
+    kind = core.event_kind(probe_code, "SchemaProbe", "tests", {"complete": "flags:0", "leaf": "flags:2", "Q": "value"})
     events = np.zeros(2, dtype=core.EVENT_DTYPE)
     emit = getattr(kind.emit, "py_func", kind.emit)
     assert emit(events, 0, 7, complete=True, leaf=False, Q=0.5) == 1
     emit(events, 1, 8, complete=False, leaf=True, Q=1.5)
-    assert events["flags"].tolist() == [1, 4] and events["kind"].tolist() == [31, 31]
+    assert events["flags"].tolist() == [1, 4] and events["kind"].tolist() == [probe_code, probe_code]
     assert kind.get(events, "complete").tolist() == [True, False] and kind.get(events, "leaf").tolist() == [False, True]
     assert kind.get(events[1], "Q") == 1.5
 
 
-def test_a_payload_cannot_name_a_missing_field():
+def test_a_payload_cannot_name_a_missing_field(probe_code):
     with pytest.raises(ValueError, match="not a record field"):
-        core.event_kind(30, "Bad", "tests", {"Q": "q_value"})
+        core.event_kind(probe_code, "Bad", "tests", {"Q": "q_value"})
