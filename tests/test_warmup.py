@@ -162,3 +162,14 @@ def test_a_compilation_outside_a_search_is_announced_once_per_odtlab_module(caps
     assert capsys.readouterr().err.splitlines() == [
         "odtlab: compiling the fake kernels (once; cached on disk) …",
         "odtlab: compiling the other kernels (once; cached on disk) …"]
+
+
+def test_the_compile_notice_can_be_turned_off(capsys, monkeypatch):
+    """ODTLAB_COMPILE_NOTICE=0 (the chapters' nbval run) silences the notice; unset, it is printed once."""
+    monkeypatch.setattr(warmup, "_announced", set())
+    monkeypatch.setenv("ODTLAB_COMPILE_NOTICE", "0")
+    warmup._announce("quiet")
+    assert capsys.readouterr().err == ""
+    monkeypatch.delenv("ODTLAB_COMPILE_NOTICE")
+    warmup._announce("quiet")
+    assert capsys.readouterr().err == "odtlab: compiling the quiet kernels (once; cached on disk) …\n"
