@@ -290,3 +290,13 @@ def test_book_in_a_real_browser(site, browser, picture_folders):  # noqa: F811
             assert not problems, (path.name, problems)
         finally:
             page.close()
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb")),
+                         ids=lambda p: p.stem)
+def test_stored_chapters_carry_no_compile_notice(path):
+    """A chapter built from a cold numba cache stores the one-line compile notice, which the book shows and nbval
+    then misses in a warm run: chapters are built warm (`odtlab warmup` first)."""
+    for cell in nbformat.read(path, as_version=4).cells:
+        for out in cell.get("outputs", []):
+            assert "odtlab: compiling" not in out.get("text", ""), f"{path.name}: rebuild it after `odtlab warmup`"
