@@ -151,7 +151,9 @@ def test_peak_rss_stays_under_1_25_times_the_limit_and_is_reported():
     assert out["status"] == "memory_limit" and out["gap"] > 0
     assert out["hwm"] <= 1.25 * out["limit"]
     assert out["state"] <= out["budget"] <= out["held"] + 25 * MIB  # the search got what the process left
-    assert out["sampled"] <= out["reported"] <= out["hwm"]            # peak RSS reported, at least what was seen
+    # peak RSS reported, at least what was seen; getrusage's ru_maxrss (reported) and /proc's VmHWM count the same
+    # peak from different kernel counters, which a clean-clone run found 0.5 MiB apart
+    assert out["sampled"] <= out["reported"] <= out["hwm"] + 2 * MIB
 
 
 def test_a_limit_below_what_the_process_holds_warns_and_stops_at_the_first_growth():
