@@ -12,12 +12,13 @@ import pytest
 
 from golden import cases
 from golden.record import load
+from odtlab import solvers
 
 RECORDED = load()
 
 
 def test_every_registered_estimator_has_golden_cases():
-    assert sorted(cases.estimators()) == sorted(cases.CASES)
+    assert sorted(solvers.estimators()) == sorted(cases.CASES)
     assert sorted(RECORDED) == sorted(cases.case_id(e, i) for e in cases.CASES for i in range(len(cases.CASES[e])))
 
 
@@ -63,7 +64,7 @@ def test_golden_trace(estimator, index):
         if now != recorded:
             dataset, params = cases.CASES[estimator][index]
             X, y, w = cases.data(dataset)
-            est = cases.estimators()[estimator](**params, record=level).fit(X, y, sample_weight=w)
+            est = solvers.estimators()[estimator](**params, record=level).fit(X, y, sample_weight=w)
             pytest.fail(f"{cid}, record={level!r}:\n" + _explain(recorded, now, est.search_.events()))
 
 

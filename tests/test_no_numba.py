@@ -28,6 +28,7 @@ from packaging.requirements import Requirement
 import pytest
 
 from golden import cases
+from odtlab import solvers
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.jit_only
@@ -98,7 +99,7 @@ def test_njit_keeps_every_calling_form_with_numba():
 
 def _first_cases():
     """Case 0 of every estimator the registry reaches (the defaults, on a small data set)."""
-    return [(estimator, 0) for estimator in sorted(cases.estimators())]
+    return [(estimator, 0) for estimator in sorted(solvers.estimators())]
 
 
 def test_every_estimator_finds_the_compiled_kernels_tree_without_numba():

@@ -14,14 +14,12 @@ events share a 2-byte digest once in 65,536). Floats are hashed exactly: CI runs
 """
 import base64
 import hashlib
-import inspect
 
 import numpy as np
 from sklearn.datasets import load_diabetes, load_iris, load_wine
 
 from odtlab import solvers
 from odtlab.core import events as core
-from odtlab.estimators import TreeEstimator
 from odtlab.events import KINDS
 
 LEVELS = ("none", "summary", "full")
@@ -129,19 +127,6 @@ CASES = {
 }
 
 
-def estimators():
-    """Every estimator the registry reaches: each registered one and the public TreeEstimator subclasses
-    defined beside it (the same algorithm's other task), by class name."""
-    found = {}
-    for name in solvers.available():
-        module = inspect.getmodule(solvers.get(name).estimator)
-        for cls_name, cls in vars(module).items():
-            if (inspect.isclass(cls) and issubclass(cls, TreeEstimator) and cls.__module__ == module.__name__
-                    and not cls_name.startswith("_")):
-                found[cls_name] = cls
-    return found
-
-
 def case_id(estimator, index):
     dataset, params = CASES[estimator][index]
     args = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
@@ -194,7 +179,7 @@ def run_case(estimator, index, level):
     """Fit case ``index`` of ``estimator`` at record ``level`` and return its digest (a JSON-ready dict)."""
     dataset, params = CASES[estimator][index]
     X, y, w = data(dataset)
-    est = estimators()[estimator](**params, record=level)
+    est = solvers.estimators()[estimator](**params, record=level)
     est.fit(X, y, sample_weight=w)
     result, tree = est.result_, est.tree_
     records = est.search_.events()
