@@ -209,7 +209,7 @@ def test_where_no_memory_can_be_read_auto_sets_no_limit_with_one_warning(monkeyp
 
 
 def test_every_solver_reports_its_peak_search_memory_and_peak_rss():
-    for name, estimator in cases.estimators().items():
+    for name, estimator in solvers.estimators().items():
         dataset, params = cases.CASES[name][0]
         X, y, w = cases.data(dataset)
         before = memory.process_rss()
