@@ -144,6 +144,21 @@ def test_interrupt_and_resume_equal_an_uninterrupted_run(depth):
     assert [e.record for e in stepped.steps()] == [tuple(r) for r in whole.events().tolist()]
 
 
+def test_a_depth3_run_reads_the_clock_after_its_first_iteration():
+    """Issue 20: at depth 3 one iteration is several inner depth-2 solves, so the first kernel call of
+    ``Search.run`` processes one root tuple (it processed 16 before the driver read the clock again: a 0.05 s
+    limit overshot by 1.1 s on quantbnb/bidding)."""
+    data = datasets.load("gen/random-continuous")
+    X, y = data.X[:60 if JIT else 25], data.y[:60 if JIT else 25]
+    sol = solver(X, y, depth=3)
+    budgets = []
+    advance = sol.advance
+    sol.advance = lambda kernel, events, n: budgets.append(n) or advance(kernel, events, n)
+    result = Search(sol, record="none").run()
+    assert budgets[0] == 1 and len(budgets) > 1 and result.optimal
+    assert result.tree.misclassifications(X, y) == result.objective
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_full_arrays_grow_and_the_search_is_unchanged(depth):
     data = datasets.load("gen/random-continuous")
