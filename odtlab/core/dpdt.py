@@ -166,6 +166,11 @@ emit_policy = ev.event_kind(
     "T = E(pi*, s0) (Algorithm 1): the root is solved.").emit
 
 EPSILON = cart.EPSILON
+#: Work units (rows counted into a state or a candidate, row x feature units scanned) after which a kernel call
+#: returns, whatever its iteration budget: a few milliseconds, so that a time limit or Ctrl-C acts within ~0.1 s
+#: even where iterations differ by orders of magnitude (the exhaustive generator's root expansion against a
+#: backup). A call stops between two iterations, so a resumed search is the same search.
+WORK_PER_CALL = 1 << 22
 _EPS = np.finfo(np.float64).eps
 
 
@@ -1043,7 +1048,8 @@ def make_kernel(level):
     @njit
     def dpdt_kernel(X, XT, Y, Yc, yi, w, LISTS, scratch, buf, flag, table, lay, HS, HP, HSV, MEMO, LAID, budgets,
                     params, STACK, SI, SF, CI, CF, PI, PF, WI, WF, counters, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations; return (n_events, status).
+        """Advance DPDT by at most ``max_iterations`` iterations and about ``WORK_PER_CALL`` units of work (the
+        iteration that reaches it ends the call); return (n_events, status).
 
         ``params``: see P_*; ``budgets[d]``: the generator's budget at depth d (CART's max_leaf_nodes, or the
         number of top-B candidates). ``counters[C_CANDS]`` etc. hold every table's fill level.
@@ -1070,7 +1076,8 @@ def make_kernel(level):
         if counters[C_DONE] == 1:
             return k, STATUS_DONE
         done = 0
-        while done < max_iterations:
+        work = 0
+        while done < max_iterations and work < WORK_PER_CALL:
             if k + epi > events.shape[0]:
                 return k, STATUS_BUFFER
             top = counters[C_TOP]
@@ -1145,7 +1152,9 @@ def make_kernel(level):
             done += 1
             it = counters[C_ITER]
             solved = -1  # a state solved in this iteration
+            work += 1
             if expand:
+                scanned = counters[C_SCANNED]
                 # ---------------- expansion ------------------------------------------------------------------
                 if counters[C_STARTED] == 0:
                     counters[C_STARTED] = 1
@@ -1240,6 +1249,7 @@ def make_kernel(level):
                     counters[C_PAPER_OPS] += 2 * n_cand + 1 if generator == GEN_CART else n_cand
                 counters[C_CANDS] = c0 + n_cand
                 SI[s, S_NCAND] = n_cand
+                work += counters[C_SCANNED] - scanned + n_rows * (1 + n_cand)  # the scans, then the rows per cut
                 first = -1
                 rows = LISTS[min(depth, D - 1), rl]
                 for t in range(n_cand):
