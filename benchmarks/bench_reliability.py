@@ -7,15 +7,18 @@
    samples the process's resident memory every 10 ms. Printed: status, seconds, gap, the search's memory at
    the stop over the cap, the peak RSS over the cap (absolute: the whole process), the peak RSS the result
    reports (``stats["peak_rss"]``) over the cap, and the RSS before ``run``.
-2. **Worst time-limit overshoot, warm.** Each solver on a problem it cannot finish, with time limits of
-   0.05, 0.5 and 2 s, after one warm-up fit (compiled kernels loaded): the largest ``elapsed - limit``.
+2. **Worst time-limit overshoot, warm and cold.** Each solver on a problem it cannot finish. Warm: time limits
+   of 0.05, 0.5 and 2 s after one warm-up fit (compiled kernels loaded): the largest ``elapsed - limit``,
+   ``elapsed`` the whole ``fit``. Cold: one fresh process per solver with an empty numba cache and a 0.5 s limit;
+   a time limit leaves compilation out (``stats["compile_seconds"]``), so the overshoot is ``elapsed -
+   compilation - limit``, with compilation all of numba's during the fit (``odtlab.warmup.compile_clock``).
 3. **State over its budget.** Branches (kr-vs-kp) and DPDT's exhaustive generator with budgets of 8-64 MiB
    above what the process holds: the largest state / budget at the stop.
 4. **Memory per fit.** One fit per solver on a benchmark set (60 s limit): the result's ``peak_memory`` (the
    most the search held) and ``peak_rss`` (the process's peak resident memory during the search).
 
-Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss |
---only-memory]``. The kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory:
+Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss] [--skip-cold]
+[--only-memory]``. The kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory:
 run them on a machine with that much free.
 """
 import argparse
@@ -81,16 +84,59 @@ def rss_table(caps, time_limit):
               flush=True)
 
 
-def overshoot_table():
-    from odtlab import (BranchesClassifier, DPDTClassifier, MurTreeClassifier, QuantBnBClassifier, datasets)
+def overshoot_cases():
+    """(name, estimator maker, data set): problems none of the solvers finishes within 2 s."""
+    from odtlab import BranchesClassifier, DPDTClassifier, MurTreeClassifier, QuantBnBClassifier
 
-    cases = [("branches", lambda: BranchesClassifier(lam=0.01), "branches/kr-vs-kp"),
-             ("murtree d4", lambda: MurTreeClassifier(max_depth=4), "dl/kr-vs-kp"),
-             ("quantbnb d3", lambda: QuantBnBClassifier(max_depth=3), "quantbnb/bidding"),
-             ("dpdt exhaustive d4", lambda: DPDTClassifier(max_depth=4, generator="exhaustive"), "sklearn/digits")]
+    return [("branches", lambda: BranchesClassifier(lam=0.01), "branches/kr-vs-kp"),
+            ("murtree d4", lambda: MurTreeClassifier(max_depth=4), "dl/ionosphere"),
+            ("quantbnb d3", lambda: QuantBnBClassifier(max_depth=3), "sklearn/digits"),
+            ("dpdt exhaustive d4", lambda: DPDTClassifier(max_depth=4, generator="exhaustive"), "sklearn/digits")]
+
+
+def cold_child(index, limit):
+    """Case ``index`` fitted once under ``limit`` seconds in this process (its numba cache empty); one JSON line."""
+    from odtlab import datasets, warmup
+
+    name, make, dataset = overshoot_cases()[index]
+    data = datasets.load(dataset)
+    with warmup.compile_clock() as compiling:
+        t0 = time.perf_counter()
+        est = make().set_params(time_limit=limit).fit(data.X, data.y)
+        elapsed = time.perf_counter() - t0
+        print(json.dumps({"name": name, "dataset": dataset, "elapsed": elapsed, "compiling": compiling(),
+                          "status": est.result_.status, "splits": int(est.tree_.splits)}))
+
+
+def cold_overshoot_table(limit=0.5):
+    import os
+    import tempfile
+
+    print(f"\n2b. time-limit overshoot, cold (empty numba cache, {limit:g} s limit: elapsed - compilation - limit)")
+    worst = 0.0
+    for index, (name, _, dataset) in enumerate(overshoot_cases()):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache, ODTLAB_COMPILE_NOTICE="0")
+            out = subprocess.run([sys.executable, __file__, "--cold-child", str(index), "--time-limit", str(limit)],
+                                 capture_output=True, text=True, env=env)
+        lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+        if out.returncode or not lines:
+            print(f"  {name:<20} failed (exit {out.returncode}): {out.stderr.strip()[-300:]}")
+            continue
+        r = json.loads(lines[-1])
+        over = r["elapsed"] - r["compiling"] - limit
+        worst = max(worst, over)
+        print(f"  {name:<20} {dataset:<20} elapsed {r['elapsed']:6.1f} s, compiling {r['compiling']:6.1f} s, "
+              f"overshoot {over:+.3f} s ({r['status']}, {r['splits']} splits)", flush=True)
+    print(f"  worst overshoot, cold: {worst:.3f} s")
+
+
+def overshoot_table():
+    from odtlab import datasets
+
     print("\n2. time-limit overshoot, warm (elapsed - limit, seconds)")
     worst = 0.0
-    for name, make, dataset in cases:
+    for name, make, dataset in overshoot_cases():
         data = datasets.load(dataset)
         make().set_params(time_limit=0.05).fit(data.X, data.y)  # warm: kernels compiled and loaded
         row = []
@@ -151,10 +197,15 @@ def main():
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--skip-rss", action="store_true", help="only the overshoot, state and memory tables")
     parser.add_argument("--only-memory", action="store_true", help="only the memory-per-fit table")
+    parser.add_argument("--skip-cold", action="store_true", help="no cold-cache overshoot (minutes of compiling)")
     parser.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cold-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(args.child, args.time_limit)
+        return
+    if args.cold_child is not None:
+        cold_child(args.cold_child, args.time_limit)
         return
     if args.only_memory:
         memory_table()
@@ -162,6 +213,8 @@ def main():
     if not args.skip_rss:
         rss_table([float(c) for c in args.caps.split(",")], args.time_limit)
     overshoot_table()
+    if not args.skip_cold:
+        cold_overshoot_table()
     state_table()
     memory_table()
 

@@ -22,6 +22,10 @@ from odtlab.core import events as core
 STOP_STATUSES = ("optimal", "uncertified", "done", "time_limit", "iteration_limit", "memory_limit", "interrupted",
                  "running")
 
+#: The result's stats that measure the machine and the run (wall and compile seconds, memory), not the search:
+#: two runs of the same search agree on every other stat.
+MACHINE_STATS = ("seconds", "compile_seconds", "peak_memory", "peak_rss")
+
 
 class Solver:
     """What an algorithm provides to :class:`Search` (subclassed in ``odtlab.solvers``).
@@ -193,6 +197,7 @@ class Search:
         self._chunks = []
         self._history = []
         self._seconds = 0.0
+        self._compile_seconds = 0.0  # numba's compilation during run() (cache misses), outside the time limit
         self._peak_bytes = 0
         self._peak_rss = None  # the process's peak resident memory while this search ran (bytes)
         self._events_bytes = 0
@@ -294,7 +299,9 @@ class Search:
         """Advance until finished or a limit is hit, and return a :class:`Result`.
 
         ``time_limit`` (seconds) and ``max_iterations`` count from this call, after the kernel is
-        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`). ``memory_limit`` is the
+        compiled (one line on stderr says when that happens; :mod:`odtlab.warmup`); the time limit counts the
+        search's own seconds: numba compiling a function first called during the search is left out too
+        (``stats["compile_seconds"]`` reports all the compilation of the call). ``memory_limit`` is the
         ceiling of the process's resident memory (bytes, a size such as ``"4GiB"``, None for no limit, or
         "auto": :func:`odtlab.memory.default_memory_limit`, the search may take half the available memory):
         once the kernel is compiled, the search (its state and the events it keeps) gets the limit less what
@@ -308,12 +315,17 @@ class Search:
             if value is not None and not value > 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         memory.check_memory_limit(memory_limit)  # a wrong value fails before any compilation
+        with warmup.compile_clock() as compiling:
+            return self._run(time_limit, max_iterations, memory_limit, progress, compiling)
+
+    def _run(self, time_limit, max_iterations, memory_limit, progress, compiling):
+        """:meth:`run`'s loop; ``compiling()``: the seconds numba has compiled since ``run`` began, left out
+        of the time limit (the kernel before the clock starts, anything first called during the search)."""
         warmup.compile_kernel(self.solver, self.record, self._buffer)  # before the clock: the limit is the search's
         high_water = memory.process_peak_rss()
         self._sample_rss()
         budget = self.memory_budget = memory.state_budget(memory.check_memory_limit(memory_limit), self._memory())
-        start = time.perf_counter()
-        deadline = None if time_limit is None else start + time_limit
+        start = time.perf_counter() - compiling()  # the search's clock: perf_counter() - start - compiling()
         target = None if max_iterations is None else self.solver.iterations + int(max_iterations)
         bar = _progress_bar(progress, self.solver)
         self._status = "running"
@@ -326,8 +338,8 @@ class Search:
                 if target is not None and self.solver.iterations >= target:
                     self._status = "iteration_limit"
                     break
-                elapsed = time.perf_counter() - start
-                if time_limit is not None and elapsed >= time_limit:
+                deadline = None if time_limit is None else start + compiling() + time_limit
+                if deadline is not None and time.perf_counter() >= deadline:
                     self._status = "time_limit"
                     break
                 iterations = self._chunk_iterations
@@ -355,6 +367,7 @@ class Search:
             if bar is not None:
                 bar.close()
             self._note_peak_rss(high_water)
+            self._compile_seconds += compiling()
         return self.result()
 
     def _note_peak_rss(self, high_water):
@@ -416,7 +429,8 @@ class Search:
     def result(self):
         """The current :class:`Result` (incumbent tree, objective, bounds, status, stats).
 
-        Besides the solver's counters, ``stats`` holds ``iterations``, ``seconds``, ``peak_memory`` (the most
+        Besides the solver's counters, ``stats`` holds ``iterations``, ``seconds``, ``compile_seconds`` (numba's
+        compilation during :meth:`run`, cache misses only, outside the time limit), ``peak_memory`` (the most
         the search held: state, kept events and event buffer, in bytes, noted after every kernel call) and
         ``peak_rss`` (the process's peak resident memory while the search ran, compilation excluded, in
         bytes: the process's high-water mark when a run raised it, else the largest of the samples taken
@@ -425,7 +439,8 @@ class Search:
         finished = self._finish_status()
         status = finished or self._status
         stats = {"iterations": int(self.solver.iterations), "seconds": self._seconds,
-                 "peak_memory": int(self._peak_bytes), "peak_rss": self._peak_rss}
+                 "compile_seconds": self._compile_seconds, "peak_memory": int(self._peak_bytes),
+                 "peak_rss": self._peak_rss}
         stats.update(self.solver.stats())
         if finished == "uncertified":
             stats["certificate"] = self.solver.uncertified()

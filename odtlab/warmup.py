@@ -101,6 +101,20 @@ if numba is not None:
 
 
 @contextlib.contextmanager
+def compile_clock():
+    """Within the block, the function it yields returns the seconds numba has spent compiling since the block
+    began (cache misses only; 0 without numba). :meth:`odtlab.search.Search.run` leaves them out of its time
+    limit: a function first called during a search (a growth step's helper) compiles on the search's clock,
+    and from a cold cache that took more than a time limit of 0.5 s."""
+    if numba is None:
+        yield lambda: 0.0
+        return
+    timer = numba_event.TimingListener()  # nested compilations (a kernel's callees) count once
+    with numba_event.install_listener("numba:compile", timer):
+        yield lambda: timer.duration if timer.done else 0.0
+
+
+@contextlib.contextmanager
 def announced(name):
     """Within the block, the first compilation of any function prints one line naming ``name``."""
     if numba is None:  # nothing compiles without numba

@@ -12,7 +12,7 @@ from odtlab import bruteforce as bf
 from odtlab import datasets
 from odtlab import events as ev
 from odtlab.core import quantbnb as kernels
-from odtlab.search import Search
+from odtlab.search import MACHINE_STATS, Search
 from odtlab.solvers import solve
 from odtlab.solvers.quantbnb import QuantBnBClassifier, QuantBnBRegressor, QuantBnBSolver
 
@@ -136,7 +136,7 @@ def test_interrupt_and_resume_equal_an_uninterrupted_run(depth):
         stops += 1
     assert stops > 2
     part = chunked.result()
-    machine = {key: part.stats[key] for key in ("seconds", "peak_memory", "peak_rss")}
+    machine = {key: part.stats[key] for key in MACHINE_STATS}
     assert part.objective == full.objective and part.stats == {**full.stats, **machine}
     assert part.tree.to_dict() == full.tree.to_dict()
     assert [tuple(r) for r in chunked.events().tolist()] == [tuple(r) for r in whole.events().tolist()]

@@ -1,6 +1,8 @@
 """The search runtime contract, exercised with the CART kernel (the simplest real kernel), and its iteration
 numbering on every registered algorithm."""
 import inspect
+import time
+import types
 
 import numpy as np
 import pytest
@@ -77,6 +79,28 @@ def test_time_limit_returns_the_incumbent_with_valid_bounds(data):
     assert result.tree.misclassifications(X, y) == result.upper_bound
     assert result.lower_bound <= result.upper_bound
     assert search.run().status == "done"
+
+
+def test_compilation_during_the_search_is_outside_its_time_limit(data):
+    """Issue 20: from a cold cache a function first called during a search (a growth step's helper) compiled on
+    the search's clock. Here the first kernel call stands for one: numba's compile event around 0.3 s."""
+    from numba.core import event as numba_event
+
+    compiled = types.SimpleNamespace(py_func=same_tree)  # what the compile event names: a function not odtlab's
+
+    class ColdHelper(CARTSolver):
+        calls = 0
+
+        def advance(self, kernel, events, max_iterations):
+            ColdHelper.calls += 1
+            if ColdHelper.calls == 1:
+                with numba_event.trigger_event("numba:compile", data={"dispatcher": compiled}):
+                    time.sleep(0.3)
+            return super().advance(kernel, events, max_iterations)
+
+    X, y = data
+    result = Search(ColdHelper(X, y)).run(time_limit=0.2)
+    assert result.status == "done" and result.stats["compile_seconds"] >= 0.3
 
 
 def test_keyboard_interrupt_stops_between_calls_and_resumes(data):

@@ -21,11 +21,10 @@ from sklearn.datasets import load_diabetes, load_iris, load_wine
 from odtlab import solvers
 from odtlab.core import events as core
 from odtlab.events import KINDS
+from odtlab.search import MACHINE_STATS
 
 LEVELS = ("none", "summary", "full")
 EVENT_FIELDS = core.EVENT_DTYPE.names
-# time, memory that depends on the driver's buffer, and the process's resident memory
-STATS_SKIPPED = ("seconds", "peak_memory", "peak_rss")
 
 
 # -- data: numpy only, from the data sets scikit-learn ships --------------------------------------------
@@ -171,7 +170,7 @@ def _tree_arrays(tree):
 
 
 def _stats(result):
-    stats = {k: v for k, v in result.stats.items() if k not in STATS_SKIPPED}
+    stats = {k: v for k, v in result.stats.items() if k not in MACHINE_STATS}
     return {k: (v if isinstance(v, (int, float, str, bool)) or v is None else repr(v)) for k, v in sorted(stats.items())}
 
 
