@@ -1,5 +1,11 @@
 """Reliability figures: memory limits on the process and time-limit overshoots.
 
+0. **Bad input.** ``tests/test_input_checks.py``'s fuzzing (hypothesis, a fixed seed): every registered estimator
+   fitted and used to predict on ``--examples`` problems with at most one defect each (odd shapes, dtypes,
+   NaN / inf / huge values, a label too few, bad targets, a parameter of the wrong type or range). Printed per
+   estimator: cases tried, clear errors (a ValueError / TypeError with a message, raised by odtlab or
+   scikit-learn's checks, not from inside numba or numpy) and valid trees (bounds containing the objective);
+   any other outcome stops the benchmark with the case.
 1. **Peak RSS / limit.** ``BranchesClassifier(lam=0.01).search(X, y).run(time_limit=300, memory_limit=cap)`` on
    branches/kr-vs-kp (the search every method of the Branches paper timed out on) at each ``--caps`` (GiB),
    one fresh process per cap, run one after another. The cap is the ceiling of the process's resident memory
@@ -17,8 +23,8 @@
 4. **Memory per fit.** One fit per solver on a benchmark set (60 s limit): the result's ``peak_memory`` (the
    most the search held) and ``peak_rss`` (the process's peak resident memory during the search).
 
-Usage: ``python benchmarks/bench_reliability.py [--caps 0.5,2,4] [--time-limit 300] [--skip-rss] [--skip-cold]
-[--only-memory]``. The kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory:
+Usage: ``python benchmarks/bench_reliability.py [--examples 100] [--caps 0.5,2,4] [--time-limit 300] [--skip-rss]
+[--skip-cold] [--only-memory]``. The kr-vs-kp runs take up to ``time-limit`` seconds each and up to 1.25 x the cap of memory:
 run them on a machine with that much free.
 """
 import argparse
@@ -59,6 +65,29 @@ def child(cap, time_limit):
                       "iterations": result.stats["iterations"], "held": search._memory() / (cap * GIB),
                       "budget": search.memory_budget / (cap * GIB), "peak_rss": peak[0] / (cap * GIB),
                       "reported": result.stats["peak_rss"] / (cap * GIB), "base_gib": base / GIB}))
+
+
+def bad_input_table(examples):
+    import warnings
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_input_checks import ESTIMATORS, fuzz
+
+    print(f"0. bad input: fuzzed fit / predict, {examples} drawn problems per estimator")
+    total = {"cases": 0, "clear error": 0, "valid tree": 0}
+    for cls in ESTIMATORS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            counts = fuzz(cls, examples)
+        cases = sum(counts.values())
+        total["cases"] += cases
+        for key in ("clear error", "valid tree"):
+            total[key] += counts[key]
+        print(f"  {cls.__name__:<22} {cases:>4} cases: {counts['clear error']:>4} clear errors, "
+              f"{counts['valid tree']:>4} valid trees", flush=True)
+    print(f"  all {len(ESTIMATORS)} estimators: {total['cases']} cases, {total['clear error']} clear errors, "
+          f"{total['valid tree']} valid trees, no other outcome")
 
 
 def rss_table(caps, time_limit):
@@ -198,6 +227,7 @@ def main():
     parser.add_argument("--skip-rss", action="store_true", help="only the overshoot, state and memory tables")
     parser.add_argument("--only-memory", action="store_true", help="only the memory-per-fit table")
     parser.add_argument("--skip-cold", action="store_true", help="no cold-cache overshoot (minutes of compiling)")
+    parser.add_argument("--examples", type=int, default=100, help="fuzzed problems per estimator (table 0)")
     parser.add_argument("--child", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--cold-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -210,6 +240,7 @@ def main():
     if args.only_memory:
         memory_table()
         return
+    bad_input_table(args.examples)
     if not args.skip_rss:
         rss_table([float(c) for c in args.caps.split(",")], args.time_limit)
     overshoot_table()
