@@ -67,13 +67,15 @@ test: $(VENV)/.installed-test
 	$(MAKE) test-unit test-coverage test-notebooks book
 
 # Tests draw with Agg; the chapters keep the kernel's inline backend (ipykernel sets it unless MPLBACKEND is set).
+# TEST_WORKERS pytest-xdist processes (each compiles the kernels its tests use, or loads them from the cache).
+TEST_WORKERS ?= 2
 test-unit:
-	MPLBACKEND=Agg $(PY) -m pytest tests -q -p no:cacheprovider
+	MPLBACKEND=Agg $(PY) -m pytest tests -q -p no:cacheprovider -n $(TEST_WORKERS)
 
 # The kernels again as plain Python, under bounds checks, to measure what the tests cover in odtlab/core.
 test-coverage:
 	MPLBACKEND=Agg NUMBA_DISABLE_JIT=1 NUMBA_BOUNDSCHECK=1 $(PY) -m pytest tests -q -p no:cacheprovider \
-		-m "not slow and not peers and not jit_only" --cov=odtlab.core --cov-report=term
+		-n $(TEST_WORKERS) -m "not slow and not peers and not jit_only" --cov=odtlab.core --cov-report=term
 
 # Compiled first (faster), and with the compile notice off: a chapter cell whose kernel warmup does not compile
 # (the brute-force oracle's) would print a line its stored output, built warm, lacks.

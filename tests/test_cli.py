@@ -20,8 +20,11 @@ from odtlab import cli, datasets, solvers, tour
 from odtlab.solvers.cart import CARTClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
-STARTED = "test: main() starts"  # written by the test's wrapper, so that SIGINT is not sent before Python runs
-MAIN = f"import sys; from odtlab.cli import main; print({STARTED!r}, file=sys.stderr, flush=True); sys.exit(main())"
+# Written by the test's wrapper when main() starts its work (its SIGINT handler in place), so that SIGINT is not
+# sent before (a Ctrl-C before main() is called is Python's, not odtlab's: a loaded machine once sent it there).
+STARTED = "test: main() starts"
+MAIN = ("import sys; from odtlab import cli; run = cli._run; "
+        f"cli._run = lambda argv: print({STARTED!r}, file=sys.stderr, flush=True) or run(argv); sys.exit(cli.main())")
 
 
 def run(capsys, *argv):
