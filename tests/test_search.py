@@ -99,8 +99,8 @@ def test_compilation_during_the_search_is_outside_its_time_limit(data):
             return super().advance(kernel, events, max_iterations)
 
     X, y = data
-    result = Search(ColdHelper(X, y)).run(time_limit=0.2)
-    assert result.status == "done" and result.stats["compile_seconds"] >= 0.3
+    result = Search(ColdHelper(X, y)).run(time_limit=0.2)  # stopped after the compiling call before
+    assert ColdHelper.calls > 1 and result.stats["compile_seconds"] >= 0.3
 
 
 def test_keyboard_interrupt_stops_between_calls_and_resumes(data):
