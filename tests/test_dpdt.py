@@ -55,19 +55,19 @@ def cart_split_list(X, y, max_leaf_nodes, w=None, criterion="gini", **kw):
 
 
 def candidates_of(solver, state):
-    c0, k = solver.SI[state, kernels.S_CSTART], solver.SI[state, kernels.S_NCAND]
-    return [(int(solver.CI[c, kernels.K_FEAT]), float(solver.CF[c, kernels.KF_THR])) for c in range(c0, c0 + k)]
+    c0, k = solver.state.SI[state, kernels.S_CSTART], solver.state.SI[state, kernels.S_NCAND]
+    return [(int(solver.state.CI[c, kernels.K_FEAT]), float(solver.state.CF[c, kernels.KF_THR])) for c in range(c0, c0 + k)]
 
 
 def state_rows(solver, state):
     """The training rows of a state, following the candidates from the root."""
     path = []
-    while solver.SI[state, kernels.S_PARENT] >= 0:
-        path.append((int(solver.SI[state, kernels.S_PCAND]), int(solver.SI[state, kernels.S_SIDE])))
-        state = solver.SI[state, kernels.S_PARENT]
+    while solver.state.SI[state, kernels.S_PARENT] >= 0:
+        path.append((int(solver.state.SI[state, kernels.S_PCAND]), int(solver.state.SI[state, kernels.S_SIDE])))
+        state = solver.state.SI[state, kernels.S_PARENT]
     mask = np.ones(solver.X.shape[0], dtype=bool)
     for c, side in path:
-        go = solver.X[:, solver.CI[c, kernels.K_FEAT]] <= solver.CF[c, kernels.KF_THR]
+        go = solver.X[:, solver.state.CI[c, kernels.K_FEAT]] <= solver.state.CF[c, kernels.KF_THR]
         mask &= go if side == 1 else ~go
     return np.flatnonzero(mask)
 
@@ -153,8 +153,8 @@ def test_generator_returns_the_baseline_cart_splits_on_every_state(name, criteri
     max_leaf_nodes on the state's rows alone: same splits in the same order, ties included."""
     X, y = SETS[name](return_X_y=True)
     solver = solved(X, y, max_depth=2, candidates=(6, 4), criterion=criterion)
-    for state in range(solver.counters[kernels.C_STATES]):
-        depth = solver.SI[state, kernels.S_DEPTH]
+    for state in range(solver.state.counters[kernels.C_STATES]):
+        depth = solver.state.SI[state, kernels.S_DEPTH]
         if depth == 2:
             continue
         rows = state_rows(solver, state)
@@ -425,9 +425,9 @@ def test_operations_in_the_papers_unit(name, light, full, shared_data):
         assert abs(ops - paper_ops) <= 0.02 * paper_ops, (cands, ops)
         assert round(est.score(data.X, data.y), 3) == paper_acc
         solver = est.search_.solver
-        n = solver.counters[kernels.C_STATES]
-        called = (solver.SI[:n, kernels.S_DEPTH] < 3) & (solver.SF[:n, kernels.SF_IMP] > kernels.EPSILON)
-        assert ops == int((2 * solver.SI[:n][called, kernels.S_NCAND] + 1).sum())
+        n = solver.state.counters[kernels.C_STATES]
+        called = (solver.state.SI[:n, kernels.S_DEPTH] < 3) & (solver.state.SF[:n, kernels.SF_IMP] > kernels.EPSILON)
+        assert ops == int((2 * solver.state.SI[:n][called, kernels.S_NCAND] + 1).sum())
     # the reference code's (8, 1, 1): 7 root candidates, greedy below
     stats = DPDTClassifier(max_depth=3, candidates=(8, 1, 1), record="none").fit(data.X, data.y).result_.stats
     assert stats["candidates"] <= 7 + 14 + 28 and stats["operations"] <= 15 + 14 * 3 + 28 * 3
@@ -467,7 +467,7 @@ def test_tables_grow_from_small_capacities():
     X, y = skd.load_wine(return_X_y=True)
     solver = DPDTSolver(X, y, max_depth=4, candidates=(6, 6, 3))
     result = Search(solver, record="full").run()
-    assert solver.SI.shape[0] > 256 and result.stats["states"] > 256
+    assert solver.state.SI.shape[0] > 256 and result.stats["states"] > 256
     assert result.tree.accuracy(X, y) == 1.0
 
 
@@ -582,9 +582,9 @@ def test_binned_features_give_the_baseline_cart_splits(weights):
     solver = solved(X, y, sample_weight=w, max_depth=2, candidates=(5, 3))
     assert solver.lay[0].min() < 0  # binned
     for state in range(solver.stats()["states"]):
-        if solver.SI[state, kernels.S_NCAND] > 0:
+        if solver.state.SI[state, kernels.S_NCAND] > 0:
             rows = state_rows(solver, state)
-            leaves = int(solver.budgets[solver.SI[state, kernels.S_DEPTH]])
+            leaves = int(solver.budgets[solver.state.SI[state, kernels.S_DEPTH]])
             assert candidates_of(solver, state) == cart_split_list(X[rows], y[rows], leaves, w[rows])
 
 

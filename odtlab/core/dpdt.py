@@ -18,7 +18,7 @@ the envelope of the leaf and all split envelopes. Ties: at a given alpha the tre
 smaller S wins (the limit from the right of the path), then the earlier action: the leaf, then candidates in
 generation order. At alpha = 0 this is "fewest errors, then fewest expected splits".
 
-Split generators (``params[P_GENERATOR]``):
+Split generators (``Params.generator``):
 
 * ``GEN_CART``: the split nodes of a best-first CART with ``budgets[d]`` leaves grown on the state's rows, in
   the order CART splits them (§5.2 "calls to CART", the reference code's ``max_leaf_nodes``). The CART is
@@ -76,6 +76,8 @@ wilt 274 (274), rice 298 (298) and, full, bank 8021 (7990), segment 16323 (16300
 accuracies. ``(8, 1, 1)`` in the reference code's unit (8 leaves, 7 root candidates) counts at most
 15 + 14 * 3 + 28 * 3 = 141 CART nodes, or 7 + 14 + 28 = 49 candidates (C_OPS).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core import cart
@@ -87,10 +89,19 @@ from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS
 GEN_CART, GEN_TOPB, GEN_EXHAUSTIVE = 0, 1, 2
 GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
 
-# ---- parameters (float64) ----------------------------------------------------------------------------------
-(P_CRITERION, P_DEPTH, P_MIN_SPLIT, P_MIN_LEAF, P_MIN_DECREASE, P_GENERATOR, P_N_STATS, P_ALPHA, P_EPI,
- P_XLOGX, P_INTEGER_WEIGHTS) = range(11)
-N_PARAMS = 11
+# ---- the kernel's three groups ------------------------------------------------------------------------------
+#: Read-only options: the MDP's horizon D (``max_depth``), the penalty alpha, the split generator (``GEN_*``) and
+#: its per-depth ``budgets``, the inner CART's criterion and row minimums, the number of class weights (or target
+#: sums) ``n_stats``, the event records one iteration may write, and two arithmetic switches (entropy from the
+#: x log x ``table``; classification with integer weights, whose sums are exact in any order).
+Params = namedtuple("Params", "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
+                              "generator budgets n_stats alpha events_per_iteration xlogx_table integer_weights")
+#: Read-only problem: X and its transpose, the statistics' targets Y (class codes or centred targets), the centred
+#: targets Yc (regression), class codes yi (classification), row weights w, the x log x table and the feature
+#: layout ``lay`` (with its scratch vectors, below).
+Data = namedtuple("Data", "X XT Y Yc yi w table lay")
+#: Everything the search writes (a search stops and resumes between any two iterations; arrays described above).
+State = namedtuple("State", "LISTS scratch buf flag HS HP HSV MEMO LAID STACK SI SF CI CF PI PF WI WF counters")
 
 # ---- counters (int64) --------------------------------------------------------------------------------------
 (C_ITER, C_STATES, C_OPS, C_DUPLICATES, C_GEN_CALLS, C_SCANNED, C_TOP, C_PIECES, C_CANDS, C_WORK, C_DONE,
@@ -1046,25 +1057,26 @@ def make_kernel(level):
     """The DPDT kernel specialised for a record level (``LEVEL_*`` of ``odtlab.core.events``)."""
 
     @njit
-    def dpdt_kernel(X, XT, Y, Yc, yi, w, LISTS, scratch, buf, flag, table, lay, HS, HP, HSV, MEMO, LAID, budgets,
-                    params, STACK, SI, SF, CI, CF, PI, PF, WI, WF, counters, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations and about ``WORK_PER_CALL`` units of work (the
-        iteration that reaches it ends the call); return (n_events, status).
+    def dpdt_kernel(data, params, state, events, max_iterations):
+        """Advance DPDT by at most ``max_iterations`` iterations; return (n_events, status).
 
-        ``params``: see P_*; ``budgets[d]``: the generator's budget at depth d (CART's max_leaf_nodes, or the
-        number of top-B candidates). ``counters[C_CANDS]`` etc. hold every table's fill level.
+        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
+        ``state.counters[C_CANDS]`` etc. hold every table's fill level.
         """
-        criterion = np.int64(params[P_CRITERION])
-        D = np.int64(params[P_DEPTH])
-        min_split = np.int64(params[P_MIN_SPLIT])
-        min_leaf = np.int64(params[P_MIN_LEAF])
-        min_decrease = params[P_MIN_DECREASE]
-        generator = np.int64(params[P_GENERATOR])
-        n_stats = np.int64(params[P_N_STATS])
-        alpha = params[P_ALPHA]
-        epi = np.int64(params[P_EPI])
-        use_table = params[P_XLOGX] > 0.0
-        integer_weights = params[P_INTEGER_WEIGHTS] > 0.0
+        X, XT, Y, Yc, yi, w, table, lay = data
+        LISTS, scratch, buf, flag, HS, HP, HSV, MEMO, LAID, STACK, SI, SF, CI, CF, PI, PF, WI, WF, counters = state
+        criterion = params.criterion
+        D = params.max_depth
+        min_split = params.min_samples_split
+        min_leaf = params.min_samples_leaf
+        min_decrease = params.min_impurity_decrease
+        generator = params.generator
+        budgets = params.budgets
+        n_stats = params.n_stats
+        alpha = params.alpha
+        epi = params.events_per_iteration
+        use_table = params.xlogx_table
+        integer_weights = params.integer_weights
         classification = criterion != cart.SQUARED_ERROR
         N = X.shape[0]
         p = X.shape[1]
