@@ -825,7 +825,7 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
         f, thr, pos, cost = np.int64(known[1]), known[2], np.int64(known[3]), known[4]
     else:
         f, thr, pos, cost = presorted_best_split(data, params, L, a, b, stats, W, H, hist_ready, approx, counters)
-    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, f, thr, pos, cost, W, W)
+    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, (f, thr, pos, cost), W, W)
     k = 0
     while fc[cart.C_FRONTIER] > 0:
         rec = cart.pop_frontier(frontier, fc, max_leaves)
@@ -858,7 +858,7 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
             cimp = cart.impurity_of(cs, cw, criterion)
             cf, cthr, cpos, ccost = presorted_best_split(data, params, dst, lo, hi, cs, cw, lay[6], False, approx,
                                                          counters)
-            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, cf, cthr, cpos, ccost, cw, W)
+            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, (cf, cthr, cpos, ccost), cw, W)
             if depth == 0:
                 kids[side, 0] = 1.0
                 kids[side, 1] = cf
