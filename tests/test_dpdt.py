@@ -50,8 +50,8 @@ def cart_split_list(X, y, max_leaf_nodes, w=None, criterion="gini", **kw):
     """(feature, threshold) of the baseline CART's split nodes in the order it splits them."""
     s = CARTSolver(X, y, w, criterion=criterion, max_leaf_nodes=max_leaf_nodes, n_classes=int(y.max()) + 1, **kw)
     Search(s, record="none").run()
-    m = int(s.counters[0])
-    return [(int(s.feature[v]), float(s.threshold[v])) for v in range(m) if s.split[v] == 1]
+    m = int(s.state.counters[0])
+    return [(int(s.state.feature[v]), float(s.state.threshold[v])) for v in range(m) if s.state.split[v] == 1]
 
 
 def candidates_of(solver, state):
@@ -497,6 +497,36 @@ def test_integer_weights_are_repeated_rows():
     repeated = DPDTClassifier(max_depth=3, candidates=(6,)).fit(np.repeat(X, w, 0), np.repeat(y, w))
     assert weighted.result_.objective == pytest.approx(repeated.result_.objective, abs=1e-12)
     assert same_tree(weighted.tree_, repeated.tree_)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problems(max_n=8, max_p=2), st.integers(1, 2), st.sampled_from([0, F(1, 10), F(1, 3)]), st.data())
+def test_dpdt_objective_weighs_rows_as_the_oracle_on_repeated_rows(data, depth, alpha, draw):
+    """Tree.dpdt_objective with integer sample weights = the brute-force optimum on the rows repeated."""
+    X, y = data
+    w = np.array(draw.draw(st.lists(st.integers(1, 3), min_size=len(y), max_size=len(y))), dtype=float)
+    est = DPDTClassifier(max_depth=depth, generator="exhaustive", alpha=alpha).fit(X, y, sample_weight=w)
+    oracle = bruteforce.dpdt_optimum(np.repeat(X, w.astype(int), 0), np.repeat(y, w.astype(int)), depth, alpha)
+    assert est.tree_.dpdt_objective(X, y, alpha, exact=True, sample_weight=w) == oracle.value
+    assert est.tree_.dpdt_objective(X, y, alpha, sample_weight=w) == pytest.approx(float(oracle.value), rel=1e-12)
+    assert float(est.result_.objective) == pytest.approx(float(oracle.value), rel=1e-12)
+
+
+def test_dpdt_objective_of_a_weighted_regression_tree():
+    """Regression: the weighted squared error (mean over outputs) plus alpha x weighted split passes, over W; at
+    alpha = 0 the brute-force SSE on the rows repeated, and the solver's own objective at any alpha."""
+    X, y = skd.load_diabetes(return_X_y=True)
+    Xs, ys = X[::25, :2], y[::25]
+    w = 1.0 + np.arange(len(ys)) % 3
+    est = DPDTRegressor(max_depth=2, generator="exhaustive").fit(Xs, ys, sample_weight=w)
+    sse = bruteforce.continuous_optimum(np.repeat(Xs, w.astype(int), 0), np.repeat(ys, w.astype(int)), 2,
+                                        task="regression").value
+    assert est.tree_.dpdt_objective(Xs, ys, 0, sample_weight=w) * w.sum() == pytest.approx(sse, rel=1e-9)
+    penalised = DPDTRegressor(max_depth=2, generator="exhaustive", alpha=50.0).fit(Xs, ys, sample_weight=w)
+    assert penalised.tree_.dpdt_objective(Xs, ys, 50.0, sample_weight=w) == pytest.approx(
+        penalised.result_.objective, rel=1e-9)
+    with pytest.raises(ValueError, match="classification"):
+        est.tree_.dpdt_objective(Xs, ys, 0, exact=True)
 
 
 @pytest.mark.jit_only

@@ -52,11 +52,10 @@ from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
-from odtlab.core import trees as tree_kernels
 from odtlab.search import Search, Solver
 from odtlab.solvers.cart import CARTSolver
 from odtlab.solvers import SolverSpec, register
-from odtlab.tree import LEAF, Tree
+from odtlab.tree import Tree
 
 ALGORITHM = "dpdt"
 GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
@@ -429,15 +428,8 @@ class DPDTSolver(Solver):
 
     def _value(self, tree):
         """L_alpha(tree) = (weighted loss + alpha * weighted split passes) / W, as :meth:`bounds` counts it."""
-        W = float(self.w.sum())
-        sums = tree_kernels.node_sums(self.X, np.zeros((self.X.shape[0], 0)), self.w, *tree._arrays())
-        passes = float(sums[tree.split != LEAF, 0].sum())
-        pred = tree.predict_index(self.X)
-        if self.task == "classification":
-            loss = float(self.w[pred != self.y].sum())
-        else:
-            loss = float((self.w @ (pred.reshape(self.Y.shape) - self.Y) ** 2).mean())
-        return (loss + float(self.alpha) * passes) / W
+        return tree.dpdt_objective(self.X, self.y if self.task == "classification" else self.Y, self.alpha,
+                                   sample_weight=self.w)
 
     def stats(self):
         c = self.state.counters
