@@ -1431,8 +1431,9 @@ def make_kernel(level):
 
     @njit
     def dpdt_kernel(data, params, state, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``);
-        return (n_events, status).
+        """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
+        about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call); return (n_events,
+        status).
 
         ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
         ``state.counters[C_CANDS]`` etc. hold every table's fill level.
@@ -1444,7 +1445,8 @@ def make_kernel(level):
         if counters[C_DONE] == 1:
             return k, STATUS_DONE
         done = 0
-        while done < max_iterations:
+        work = 0
+        while done < max_iterations and work < WORK_PER_CALL:
             if k + params.events_per_iteration > events.shape[0]:
                 return k, STATUS_BUFFER
             expand, step = next_step(state, N)
@@ -1455,10 +1457,13 @@ def make_kernel(level):
             counters[C_ITER] += 1
             done += 1
             it = counters[C_ITER]
-            if expand:
+            if expand:  # work: the generator's scans, and the state's rows counted once and per candidate
+                scanned, cands = counters[C_SCANNED], counters[C_CANDS]
                 k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
+                work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
             else:
                 k, solved = bellman_backup(params, state, events, k, it, level, step[5])
+                work += 1
             if solved < 0:
                 continue
             if level >= LEVEL_FULL:
