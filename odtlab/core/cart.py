@@ -198,18 +198,17 @@ def scan_sorted(X, Y, w, f, rows, criterion, min_samples_leaf, parent_stats, par
 
 
 @njit
-def best_split(data, params, order, start, end, parent_stats, parent_w, sorted_buf, key_buf):
+def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, parent_stats, parent_w,
+               sorted_buf, key_buf):
     """Best threshold split of rows ``order[start:end]``: (feature, threshold, position, child cost).
 
     Rows are sorted by each feature in turn and scanned by ``scan_sorted``. The returned position is the
     number of rows going left. Feature -1 means no valid split.
     """
-    X, Y, w = data
-    criterion, min_samples_leaf = params.criterion, params.min_samples_leaf
     n_node = end - start
     best_f, best_thr, best_pos, best_cost = -1, 0.0, -1, np.inf
-    left = np.empty(params.n_stats)
-    right = np.empty(params.n_stats)
+    left = np.empty(n_stats)
+    right = np.empty(n_stats)
     for f in range(X.shape[1]):
         for t in range(n_node):
             key_buf[t] = X[order[start + t], f]
@@ -228,7 +227,7 @@ def push_frontier(data, params, state, start, end, depth, parent, is_left, sorte
     """Put a new node (rows ``order[start:end]``) on the frontier with its best split already computed, and add
     its leaf loss to ``acc[A_FRONTIER]``. A node that ``leaf_reason`` makes a leaf before looking at its split
     (depth ``max_depth``, too few rows, pure) gets no split (feature -1): its rows are never sorted."""
-    Y, w = data.Y, data.w
+    X, Y, w = data
     criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
     order, frontier, counters = state.order, state.frontier, state.counters
     stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
@@ -238,7 +237,7 @@ def push_frontier(data, params, state, start, end, depth, parent, is_left, sorte
             or n_node < 2 * min_leaf or imp <= EPSILON):
         split = (-1, 0.0, -1, np.inf)
     else:
-        split = best_split(data, params, order, start, end, stats, wn, sorted_buf, key_buf)
+        split = best_split(X, Y, w, order, start, end, criterion, n_stats, min_leaf, stats, wn, sorted_buf, key_buf)
     frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, split, wn, params.total_weight)
     loss = leaf_loss(stats, wn, criterion)
     frontier[counters[C_FRONTIER] - 1, F_LOSS] = loss

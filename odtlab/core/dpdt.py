@@ -338,14 +338,12 @@ def _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, gini, table,
 
 
 @njit
-def _approx_gini_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, cl, cr):
+def _approx_gini_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table, use_table):
     """Fast twin of ``cart.scan_sorted`` for Gini: the lowest child cost over the cuts of feature f (the rows
     ``R[r, s:s + n_node]`` sorted by it, see ``_approx_scan``), from running sums of squared class weights s_l,
     s_r. A cut costs (w_l - s_l / w_l) + (w_r - s_r / w_r), so the best cut maximises g = s_l / w_l + s_r / w_r: a
     cut is compared to the best g so far as (s_l w_r + s_r w_l) > g (w_l w_r), without a division per cut, and the
     cost is computed once, for the winner (a side of weight 0 contributes 0 to g, as to the cost)."""
-    XT, yi, w, table = data.XT, data.yi, data.w, data.table
-    min_leaf, use_table = params.min_samples_leaf, params.xlogx_table
     constant, sr = _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, True, table, use_table)
     if constant:
         return np.inf
@@ -387,11 +385,10 @@ def _approx_gini_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, 
 
 
 @njit
-def _approx_entropy_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, cl, cr):
+def _approx_entropy_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                         use_table):
     """Fast twin of ``cart.scan_sorted`` for entropy: the lowest child cost over the cuts of feature f (the rows
     ``R[r, s:s + n_node]`` sorted by it), from running sums of x log x of the class weights."""
-    XT, yi, w, table = data.XT, data.yi, data.w, data.table
-    min_leaf, use_table = params.min_samples_leaf, params.xlogx_table
     constant, sr = _class_scan_start(XT, f, R, r, s, n_node, parent_stats, cl, cr, False, table, use_table)
     if constant:
         return np.inf
@@ -444,16 +441,18 @@ def _approx_sse_scan(XT, Yc, w, f, R, r, s, n_node, min_leaf, parent_w, sp, cl):
 
 
 @njit(inline="always")
-def _approx_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, sp, cl, cr):
+def _approx_scan(XT, Yc, yi, w, f, R, r, s, n_node, criterion, min_leaf, parent_stats, parent_w, sp, cl, cr, table,
+                 use_table):
     """The fast scan of feature f for the criterion, on the rows ``R[r, s:s + n_node]`` sorted by it: a row of the
     presorted lists (``R`` = the lists, ``r`` = the feature's list, ``s`` = the node's start) or of the counting
     sort buffer, passed as (array, row, start) since a slice would cost two reference counts per feature."""
-    if params.criterion == cart.SQUARED_ERROR:
-        return _approx_sse_scan(data.XT, data.Yc, data.w, f, R, r, s, n_node, params.min_samples_leaf, parent_w, sp,
-                                cl)
-    if params.criterion == cart.GINI:
-        return _approx_gini_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, cl, cr)
-    return _approx_entropy_scan(data, params, f, R, r, s, n_node, parent_stats, parent_w, cl, cr)
+    if criterion == cart.SQUARED_ERROR:
+        return _approx_sse_scan(XT, Yc, w, f, R, r, s, n_node, min_leaf, parent_w, sp, cl)
+    if criterion == cart.GINI:
+        return _approx_gini_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                                 use_table)
+    return _approx_entropy_scan(XT, yi, w, f, R, r, s, n_node, min_leaf, parent_stats, parent_w, cl, cr, table,
+                                use_table)
 
 
 @njit(inline="always")
@@ -502,12 +501,11 @@ def hist_pays(n_rows, n_binned, hist_size):
 
 
 @njit
-def _children_hists(data, rows, a, mid, b, regression, H, HL, HR, valid, depth):
+def _children_hists(rows, a, mid, b, GBIN, yi, Yc, w, regression, H, HL, HR, valid, depth):
     """Histograms of the children ``rows[a:mid]`` / ``rows[mid:b]`` of a state at ``depth - 1`` whose histogram H
     is valid (``valid[depth - 1]``), for the children that are big enough (``hist_pays``): the smaller child's
     is built from its rows, the other one is H minus it (LightGBM's subtraction) unless building it is cheaper.
     Sets ``valid[depth]`` (HL, left) and ``valid[D + depth - 1]`` (HR, right), D = len(valid) // 2."""
-    GBIN, yi, Yc, w = data.lay[1], data.yi, data.Yc, data.w
     D = valid.shape[0] // 2
     pb = GBIN.shape[1]
     want_l = hist_pays(mid - a, pb, H.size)
@@ -530,10 +528,10 @@ def _children_hists(data, rows, a, mid, b, regression, H, HL, HR, valid, depth):
 
 
 @njit
-def _approx_binned_scan(params, table, H, h0, h1, vals, n_node, parent_stats, parent_w, sp, cl):
+def _approx_binned_scan(H, h0, h1, vals, n_node, criterion, min_leaf, parent_stats, parent_w, sp, cl, table,
+                        use_table):
     """The fast scan from the histogram of one binned feature (bins h0..h1 with values ``vals[h0:h1]``): the cuts
     between consecutive non-empty bins, with CART's rules for close values and min_samples_leaf."""
-    criterion, min_leaf, use_table = params.criterion, params.min_samples_leaf, params.xlogx_table
     regression = criterion == cart.SQUARED_ERROR
     k = cl.shape[0]
     count = H.shape[1] - 1
@@ -667,9 +665,10 @@ def presorted_best_split(data, params, L, a, b, parent_stats, parent_w, H, hist_
     already) when that pays (``hist_pays``), else from a counting sort of the rows.
     Counts the row-features scanned (histogram rows included) in C_SCANNED.
     """
-    X, Y, Yc, yi, w, table = data.X, data.Y, data.Yc, data.yi, data.w, data.table
+    X, XT, Y, Yc, yi, w, table, lay = data
     criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
-    FKIND, GBIN, BOFF, BVALS, TMP, CNT, _ = data.lay
+    use_table, integer_weights = params.xlogx_table, params.integer_weights
+    FKIND, GBIN, BOFF, BVALS, TMP, CNT, _ = lay
     p = X.shape[1]
     n_node = b - a
     regression = criterion == cart.SQUARED_ERROR
@@ -693,13 +692,15 @@ def presorted_best_split(data, params, L, a, b, parent_stats, parent_w, H, hist_
         kind = FKIND[f]
         if kind < 0 and use_hist:
             j = -kind - 1
-            approx[f] = _approx_binned_scan(params, table, H, BOFF[j], BOFF[j + 1], BVALS, n_node, parent_stats,
-                                            parent_w, sp, cl)
+            approx[f] = _approx_binned_scan(H, BOFF[j], BOFF[j + 1], BVALS, n_node, criterion, min_leaf, parent_stats,
+                                            parent_w, sp, cl, table, use_table)
         elif kind >= 0:
-            approx[f] = _approx_scan(data, params, f, L, kind, a, n_node, parent_stats, parent_w, sp, cl, cr)
+            approx[f] = _approx_scan(XT, Yc, yi, w, f, L, kind, a, n_node, criterion, min_leaf, parent_stats,
+                                     parent_w, sp, cl, cr, table, use_table)
         else:
             _counting_sort(L, a, b, -kind - 1, GBIN, BOFF, TMP, CNT)
-            approx[f] = _approx_scan(data, params, f, sorted_tmp, 0, 0, n_node, parent_stats, parent_w, sp, cl, cr)
+            approx[f] = _approx_scan(XT, Yc, yi, w, f, sorted_tmp, 0, 0, n_node, criterion, min_leaf, parent_stats,
+                                     parent_w, sp, cl, cr, table, use_table)
         if approx[f] < best_approx:
             best_approx = approx[f]
     counters[C_SCANNED] += n_node * p
@@ -718,7 +719,7 @@ def presorted_best_split(data, params, L, a, b, parent_stats, parent_w, H, hist_
     tol = 16.0 * (n_node + n_stats + 16) * _EPS * scale + 1e-300
     left = np.empty(n_stats)
     right = np.empty(n_stats)
-    exact_bins = use_hist and params.integer_weights and not regression
+    exact_bins = use_hist and integer_weights and not regression
     for f in range(p):
         if approx[f] <= best_approx + tol:
             kind = FKIND[f]
@@ -1137,11 +1138,11 @@ def state_rows(data, params, state, step):
     < D gets its lists (the parent's, partitioned by the split, unless the parent's CART laid them out already)
     and, for the CART generator, the histograms of its binned features. Returns (stats, W, n_rows)."""
     depth, a, b, side, _, pcand = step
-    XT, Y, Yc, yi, w = data.XT, data.Y, data.Yc, data.yi, data.w
+    X, XT, Y, Yc, yi, w, table, lay = data
     LISTS, CI, CF, HS, HSV = state.LISTS, state.CI, state.CF, state.HS, state.HSV
     criterion, n_stats = params.criterion, params.n_stats
     rl = LISTS.shape[1] - 1  # the rows-ascending list of each level
-    GBIN = data.lay[1]
+    GBIN = lay[1]
     use_hist = params.generator == GEN_CART and GBIN.shape[1] > 0
     fr = state.STACK[max(state.counters[C_TOP] - 1, 0)]  # the parent's frame (a child's)
     if depth == params.max_depth:  # no lists at depth D: the side of the parent's split
@@ -1156,7 +1157,7 @@ def state_rows(data, params, state, step):
             _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, CI[pcand, K_FEAT], CF[pcand, KF_THR], state.flag)
             _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, state.flag)
         if use_hist:
-            _children_hists(data, rows, a0, a0 + n_left, b0, criterion == cart.SQUARED_ERROR,
+            _children_hists(rows, a0, a0 + n_left, b0, GBIN, yi, Yc, w, criterion == cart.SQUARED_ERROR,
                             HS[depth - 1], HS[depth], state.HP[depth - 1], HSV, depth)
     elif side == 2 and use_hist:
         HSV[depth] = HSV[params.max_depth + depth - 1]
