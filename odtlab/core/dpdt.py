@@ -652,7 +652,8 @@ def _counting_sort(L, a, b, j, GBIN, BOFF, TMP, CNT):
 
 
 @njit
-def presorted_best_split(data, params, L, a, b, parent_stats, parent_w, H, hist_ready, approx, counters):
+def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w,
+                         table, use_table, integer_weights, approx, lay, H, hist_ready, counters):
     """``cart.best_split`` on the rows ``L[-1, a:b]``, the lists of ``L`` holding them sorted per feature.
 
     Returns the same (feature, threshold, position, cost), ties included: every feature gets a fast scan
@@ -663,11 +664,9 @@ def presorted_best_split(data, params, L, a, b, parent_stats, parent_w, H, hist_
     rounding of either formula, so a feature left out cannot hold a cut of minimal CART cost.
     Binned features are scanned from the histogram ``H`` (built here unless ``hist_ready`` says it holds it
     already) when that pays (``hist_pays``), else from a counting sort of the rows.
-    Counts the row-features scanned (histogram rows included) in C_SCANNED.
+    Counts the row-features scanned (histogram rows included) in C_SCANNED. Called once per node of an inner
+    CART: its arrays are passed one by one (a group costs a reference count per array and call).
     """
-    X, XT, Y, Yc, yi, w, table, lay = data
-    criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
-    use_table, integer_weights = params.xlogx_table, params.integer_weights
     FKIND, GBIN, BOFF, BVALS, TMP, CNT, _ = lay
     p = X.shape[1]
     n_node = b - a
@@ -806,9 +805,10 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
     the next DPDT level ``LISTS[depth + 1]`` (if it exists; ``LAID[depth + 1] = 1`` then), where that candidate
     needs them.
     """
-    XT, Y, w, lay = data.XT, data.Y, data.w, data.lay
+    X, XT, Y, Yc, yi, w, table, lay = data
     criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
     min_split, min_decrease = params.min_samples_split, params.min_impurity_decrease
+    use_table, integer_weights = params.xlogx_table, params.integer_weights
     max_leaves = max(params.budgets[depth], 2)
     L, H, kids, laid, scratch, flag, counters = (state.LISTS[depth], state.HS[depth], state.MEMO[depth + 1],
                                                  state.LAID[depth + 1:], state.scratch, state.flag, state.counters)
@@ -824,7 +824,9 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
     if known[0] == 1.0:
         f, thr, pos, cost = np.int64(known[1]), known[2], np.int64(known[3]), known[4]
     else:
-        f, thr, pos, cost = presorted_best_split(data, params, L, a, b, stats, W, H, hist_ready, approx, counters)
+        f, thr, pos, cost = presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, stats,
+                                                 W, table, use_table, integer_weights, approx, lay, H, hist_ready,
+                                                 counters)
     cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, (f, thr, pos, cost), W, W)
     k = 0
     while fc[cart.C_FRONTIER] > 0:
@@ -856,8 +858,9 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
             lo, hi = (mid, e) if side == 0 else (s, mid)
             cs, cw = cart.node_stats(dst[rl], lo, hi, Y, w, criterion, n_stats)
             cimp = cart.impurity_of(cs, cw, criterion)
-            cf, cthr, cpos, ccost = presorted_best_split(data, params, dst, lo, hi, cs, cw, lay[6], False, approx,
-                                                         counters)
+            cf, cthr, cpos, ccost = presorted_best_split(X, XT, Y, Yc, yi, w, dst, lo, hi, criterion, n_stats,
+                                                         min_leaf, cs, cw, table, use_table, integer_weights, approx,
+                                                         lay, lay[6], False, counters)
             cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, (cf, cthr, cpos, ccost), cw, W)
             if depth == 0:
                 kids[side, 0] = 1.0
@@ -881,15 +884,13 @@ def _node_resolution(stats, n_rows):
 
 
 @njit
-def all_cuts(data, params, L, a, b, parent_stats, parent_w, with_cost):
+def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, parent_w, with_cost, lay):
     """Every cut of the rows ``L[-1, a:b]`` (feature, then threshold ascending) with CART's child cost
     (``cart.scan_sorted``'s formula and rounding when ``with_cost``): (features, thresholds, costs).
 
     Top-B (``with_cost``) keeps CART's rule that values closer than ``FEATURE_THRESHOLD`` are equal; the exhaustive
     generator cuts between any two distinct values (Prop. 4.1 needs every split), at their midpoint, or at the
     lower value when the midpoint rounds onto one of them."""
-    X, Y, w, lay = data.X, data.Y, data.w, data.lay
-    criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
     gap = cart.FEATURE_THRESHOLD if with_cost else 0.0
     p = X.shape[1]
     n_node = b - a
@@ -1066,8 +1067,11 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # ------------------------------------------------------------------------------------------------------------
 # Algorithm 1: the depth-first build of the MDP with backward induction (§5.6), one step per iteration
 # ------------------------------------------------------------------------------------------------------------
+# The phase functions take the groups Data / Params / State and are inline="always": a call of a compiled function
+# costs a reference count per array of each group it is passed (as plain calls they made DPDT 1.3x slower on wine,
+# 3x on a small exhaustive search, where an iteration is a few microseconds).
 
-@njit
+@njit(inline="always")
 def next_step(state, N):
     """What the next iteration of the depth-first recursion does (Algorithm 1 with §5.6's order): expand the root,
     expand the left (phase 0) or right (phase 1) child state of the current candidate of the state on top of the
@@ -1089,7 +1093,7 @@ def next_step(state, N):
     return True, (fr[FR_DEPTH] + 1, fr[FR_START] + n_left, fr[FR_END], 2, fr[FR_STATE], pcand)
 
 
-@njit
+@njit(inline="always")
 def room_needed(params, state, p, expand, step):
     """Whether the tables hold the next step, checked before anything changes (a step is never half done):
     returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
@@ -1132,7 +1136,7 @@ def room_needed(params, state, p, expand, step):
     return grow
 
 
-@njit
+@njit(inline="always")
 def state_rows(data, params, state, step):
     """The rows of the state a step expands (§4: a state is (rows, depth)) and their statistics: a child of depth
     < D gets its lists (the parent's, partitioned by the split, unless the parent's CART laid them out already)
@@ -1171,7 +1175,7 @@ def state_rows(data, params, state, step):
     return stats, W, b - a
 
 
-@njit
+@njit(inline="always")
 def leaf_action(criterion, stats, W, n_rows):
     """The leaf action of a state (Algorithm 1's Q(s, leaf), in weight units): its loss E = W_s - max_k W_k
     (misclassified weight) and its class, or W_s times CART's impurity (regression; class -1). Returns (E, imp,
@@ -1190,7 +1194,7 @@ def leaf_action(criterion, stats, W, n_rows):
     return W - stats[majority], imp, majority
 
 
-@njit
+@njit(inline="always")
 def add_state(state, step, n_rows, W, E, imp, majority):
     """Append a state to the tables SI / SF (and link it to the candidate that leads to it); returns its id."""
     depth, _, _, side, parent, pcand = step
@@ -1215,7 +1219,7 @@ def add_state(state, step, n_rows, W, E, imp, majority):
     return s
 
 
-@njit
+@njit(inline="always")
 def generate_candidates(data, params, state, step, stats, W, approx):
     """The split generator of §5.2 on the state's rows: CART's split nodes (``cart_candidates``), the top-B cuts or
     every cut (``all_cuts``), written to CI / CF from ``counters[C_CANDS]``; returns their number. Counts the
@@ -1232,7 +1236,8 @@ def generate_candidates(data, params, state, step, stats, W, approx):
         counters[C_PAPER_OPS] += 2 * n_cand + 1
         return n_cand
     topb = params.generator == GEN_TOPB
-    feats, thrs, costs = all_cuts(data, params, state.LISTS[depth], a, b, stats, W, topb)
+    feats, thrs, costs = all_cuts(data.X, data.Y, data.w, state.LISTS[depth], a, b, params.criterion, params.n_stats,
+                                  params.min_samples_leaf, stats, W, topb, data.lay)
     counters[C_SCANNED] += (b - a) * data.X.shape[1]
     if topb:
         order = np.argsort(costs, kind="mergesort")
@@ -1249,7 +1254,7 @@ def generate_candidates(data, params, state, step, stats, W, approx):
     return n_cand
 
 
-@njit
+@njit(inline="always")
 def record_candidates(data, params, state, events, k, it, level, s, a, b):
     """The actions of state s (§4): each candidate split's left-row count and p_left = W_l / W_s; a candidate
     with an empty side (degenerate) or the same partition as an earlier one (duplicate) is not expanded.
@@ -1295,7 +1300,7 @@ def record_candidates(data, params, state, events, k, it, level, s, a, b):
     return k, first
 
 
-@njit
+@njit(inline="always")
 def expand_state(data, params, state, events, k, it, level, step, approx):
     """Expand a state (Algorithm 1's recursion, one state of the MDP of §4): its rows, its leaf action, its
     candidate splits (§5.2); a state without a usable candidate is a leaf, solved at once, else it goes on the
@@ -1345,7 +1350,7 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
     return k, -1
 
 
-@njit
+@njit(inline="always")
 def bellman_backup(params, state, events, k, it, level, pcand):
     """Bellman's backup of candidate ``pcand`` of the state on top of the path, both children solved (Algorithm 1:
     Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r), for every alpha at once): the Minkowski sum of the children's
@@ -1399,7 +1404,7 @@ def bellman_backup(params, state, events, k, it, level, pcand):
     return k, s
 
 
-@njit
+@njit(inline="always")
 def state_solved(state, events, k, it, alpha, s):
     """The event of a solved state: V(s) = max_a Q(s, a) and pi(s) at the search's alpha (Algorithm 1)."""
     SI, SF, CI, CF = state.SI, state.SF, state.CI, state.CF
@@ -1413,7 +1418,7 @@ def state_solved(state, events, k, it, alpha, s):
                              threshold=CF[act, KF_THR] if act >= 0 else np.nan)
 
 
-@njit
+@njit(inline="always")
 def extract_policy(state, events, k, it, alpha):
     """T = E(pi*, s0) (Algorithm 1's last line), the root solved: the events of its best tree at alpha and of the
     search's end."""
@@ -1488,7 +1493,7 @@ def _state_value(PF, SI, SF, s, alpha):
     return -(PF[h, E_] + alpha * PF[h, S_]) / W if W > 0.0 else 0.0
 
 
-@njit
+@njit(inline="always")
 def _incumbent(state, alpha):
     """L_alpha of the current policy (unfinished states as leaves): the root's envelope at ``alpha``."""
     SF, counters = state.SF, state.counters
