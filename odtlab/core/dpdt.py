@@ -1067,39 +1067,37 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # ------------------------------------------------------------------------------------------------------------
 # Algorithm 1: the depth-first build of the MDP with backward induction (§5.6), one step per iteration
 # ------------------------------------------------------------------------------------------------------------
-# The phase functions take the groups Data / Params / State and are inline="always": a call of a compiled function
-# costs a reference count per array of each group it is passed (as plain calls they made DPDT 1.3x slower on wine,
-# 3x on a small exhaustive search, where an iteration is a few microseconds).
+# The phase functions are inline="always". Each call still counts a reference (an atomic NRT_incref / NRT_decref
+# pair) per array it is passed, a group counting all of its arrays (State: 19, Data: 15): a phase that runs once per
+# iteration (next_step, room_needed, horizon_state, bellman_backup) takes the arrays it uses, unpacked once by the
+# kernel; with the groups, the reference counts took a third of the time of a small exhaustive search (perf).
 
 @njit(inline="always")
-def next_step(state, N):
+def next_step(counters, STACK, SI, CI, N):
     """What the next iteration of the depth-first recursion does (Algorithm 1 with §5.6's order): expand the root,
     expand the left (phase 0) or right (phase 1) child state of the current candidate of the state on top of the
     path, or, once both are solved (phase 2), back that candidate up.
 
     Returns (expand, (depth, a, b, side, parent, candidate)): the state's rows are ``LISTS[depth, -1, a:b]`` (of
     the parent's level for a child at depth D), side 0 root, 1 left, 2 right."""
-    counters = state.counters
     if counters[C_STARTED] == 0:
         return True, (0, 0, N, 0, -1, -1)
-    fr = state.STACK[counters[C_TOP] - 1]
-    pcand = state.SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR]
+    fr = STACK[counters[C_TOP] - 1]
+    pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR]
     phase = fr[FR_PHASE]
     if phase == 2:
         return False, (0, 0, N, 0, -1, pcand)
-    n_left = state.CI[pcand, K_NLEFT]
+    n_left = CI[pcand, K_NLEFT]
     if phase == 0:
         return True, (fr[FR_DEPTH] + 1, fr[FR_START], fr[FR_START] + n_left, 1, fr[FR_STATE], pcand)
     return True, (fr[FR_DEPTH] + 1, fr[FR_START] + n_left, fr[FR_END], 2, fr[FR_STATE], pcand)
 
 
 @njit(inline="always")
-def room_needed(params, state, p, expand, step):
+def room_needed(params, counters, STACK, SI, CI, PI, WI, p, expand, step):
     """Whether the tables hold the next step, checked before anything changes (a step is never half done):
     returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
     depth, a, b, _, _, pcand = step
-    counters = state.counters
-    SI = state.SI
     if expand:
         max_c = 0
         if depth < params.max_depth:
@@ -1114,8 +1112,8 @@ def room_needed(params, state, p, expand, step):
         need_pieces = counters[C_PIECES] + 1
         need_work = counters[C_WORK] + 1
     else:
-        fr = state.STACK[counters[C_TOP] - 1]
-        nm = SI[state.CI[pcand, K_LEFT], S_HLEN] + SI[state.CI[pcand, K_RIGHT], S_HLEN] - 1
+        fr = STACK[counters[C_TOP] - 1]
+        nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
         need_states = 0
         need_cands = 0
         need_pieces = counters[C_PIECES] + fr[FR_WLEN] + nm
@@ -1124,13 +1122,13 @@ def room_needed(params, state, p, expand, step):
     if need_states > SI.shape[0]:
         grow |= GROW_STATES
         counters[C_NEED_STATES] = need_states
-    if need_cands > state.CI.shape[0]:
+    if need_cands > CI.shape[0]:
         grow |= GROW_CANDS
         counters[C_NEED_CANDS] = need_cands
-    if need_pieces > state.PI.shape[0]:
+    if need_pieces > PI.shape[0]:
         grow |= GROW_PIECES
         counters[C_NEED_PIECES] = need_pieces
-    if need_work > state.WI.shape[0]:
+    if need_work > WI.shape[0]:
         grow |= GROW_WORK
         counters[C_NEED_WORK] = need_work
     return grow
@@ -1138,7 +1136,7 @@ def room_needed(params, state, p, expand, step):
 
 @njit(inline="always")
 def state_rows(data, params, state, step):
-    """The rows of the state a step expands (§4: a state is (rows, depth)) and their statistics: a child of depth
+    """The rows of the state a step expands (§4: a state is (rows, depth)) and their statistics: a state of depth
     < D gets its lists (the parent's, partitioned by the split, unless the parent's CART laid them out already)
     and, for the CART generator, the histograms of its binned features. Returns (stats, W, n_rows)."""
     depth, a, b, side, _, pcand = step
@@ -1149,9 +1147,6 @@ def state_rows(data, params, state, step):
     GBIN = lay[1]
     use_hist = params.generator == GEN_CART and GBIN.shape[1] > 0
     fr = state.STACK[max(state.counters[C_TOP] - 1, 0)]  # the parent's frame (a child's)
-    if depth == params.max_depth:  # no lists at depth D: the side of the parent's split
-        return _side_stats(XT, Y, w, LISTS[depth - 1, rl], fr[FR_START], fr[FR_END], CI[pcand, K_FEAT],
-                           CF[pcand, KF_THR], side == 1, criterion, n_stats)
     rows = LISTS[depth, rl]
     if side == 1:  # the left child comes first: lay out both children's lists and histograms
         a0 = fr[FR_START]
@@ -1195,10 +1190,9 @@ def leaf_action(criterion, stats, W, n_rows):
 
 
 @njit(inline="always")
-def add_state(state, step, n_rows, W, E, imp, majority):
+def add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority):
     """Append a state to the tables SI / SF (and link it to the candidate that leads to it); returns its id."""
     depth, _, _, side, parent, pcand = step
-    SI, SF, counters = state.SI, state.SF, state.counters
     s = counters[C_STATES]
     counters[C_STATES] = s + 1
     SI[s, S_PARENT] = parent
@@ -1213,9 +1207,9 @@ def add_state(state, step, n_rows, W, E, imp, majority):
     SF[s, SF_IMP] = imp
     if parent >= 0:
         if side == 1:
-            state.CI[pcand, K_LEFT] = s
+            CI[pcand, K_LEFT] = s
         else:
-            state.CI[pcand, K_RIGHT] = s
+            CI[pcand, K_RIGHT] = s
     return s
 
 
@@ -1304,8 +1298,9 @@ def record_candidates(data, params, state, events, k, it, level, s, a, b):
 def expand_state(data, params, state, events, k, it, level, step, approx):
     """Expand a state (Algorithm 1's recursion, one state of the MDP of §4): its rows, its leaf action, its
     candidate splits (§5.2); a state without a usable candidate is a leaf, solved at once, else it goes on the
-    path with its envelope started by the leaf line. Returns (k, the state if solved, else -1)."""
-    depth, a, b, side, parent, pcand = step
+    path with its envelope started by the leaf line (a state of depth < D; ``horizon_state`` builds those at D).
+    Returns (k, the state if solved, else -1)."""
+    depth, a, b, _, _, _ = step
     counters = state.counters
     if counters[C_STARTED] == 0:
         counters[C_STARTED] = 1
@@ -1314,7 +1309,7 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
                                     i2=params.max_depth, f0=params.alpha)
     stats, W, n_rows = state_rows(data, params, state, step)
     E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
-    s = add_state(state, step, n_rows, W, E, imp, majority)
+    s = add_state(state.SI, state.SF, state.CI, counters, step, n_rows, W, E, imp, majority)
     n_cand = 0
     if (depth < params.max_depth and E > 0.0 and n_rows >= params.min_samples_split
             and n_rows >= 2 * params.min_samples_leaf):
@@ -1323,15 +1318,9 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
     state.SI[s, S_NCAND] = n_cand
     k, first = record_candidates(data, params, state, events, k, it, level, s, a, b)
     if level >= LEVEL_SUMMARY:
-        k = emit_state_expanded(events, k, it, depth=depth, side=side, state=s, parent_state=parent, leaf_loss=E,
-                                upper=_incumbent(state, params.alpha), n_samples=n_rows, n_candidates=n_cand,
-                                via_candidate=pcand, weight=W, impurity=imp)
+        k = state_expanded(state, events, k, it, params.alpha, step, s)
     if first < 0:  # nothing to choose: a leaf, solved at once
-        h = counters[C_PIECES]
-        _leaf_piece(state.PF, state.PI, h, E)
-        counters[C_PIECES] = h + 1
-        state.SI[s, S_HSTART] = h
-        state.SI[s, S_HLEN] = 1
+        leaf_solved(state.PF, state.PI, state.SI, counters, s, E)
         return k, s
     top = counters[C_TOP]
     fr = state.STACK[top]
@@ -1351,15 +1340,50 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
 
 
 @njit(inline="always")
-def bellman_backup(params, state, events, k, it, level, pcand):
+def horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step):
+    """A state at the horizon D (Algorithm 1: its only action is the leaf): its rows are one side of the parent's
+    split (no lists at depth D), its leaf action, the state appended; returns (state, E). Takes the arrays it
+    reads, not the groups: it runs for most iterations of a deep search."""
+    depth, _, _, side, _, pcand = step
+    fr = STACK[counters[C_TOP] - 1]  # the parent's frame
+    stats, W, n_rows = _side_stats(XT, Y, w, LISTS[depth - 1, LISTS.shape[1] - 1], fr[FR_START], fr[FR_END],
+                                   CI[pcand, K_FEAT], CF[pcand, KF_THR], side == 1, params.criterion, params.n_stats)
+    E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
+    s = add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority)
+    SI[s, S_NCAND] = 0
+    return s, E
+
+
+@njit(inline="always")
+def leaf_solved(PF, PI, SI, counters, s, E):
+    """State s has no usable action but its leaf: its envelope is the leaf line alone (solved at once)."""
+    h = counters[C_PIECES]
+    _leaf_piece(PF, PI, h, E)
+    counters[C_PIECES] = h + 1
+    SI[s, S_HSTART] = h
+    SI[s, S_HLEN] = 1
+
+
+@njit(inline="always")
+def state_expanded(state, events, k, it, alpha, step, s):
+    """The event of an expanded state s (its row in SI / SF)."""
+    SI, SF = state.SI, state.SF
+    return emit_state_expanded(events, k, it, depth=SI[s, S_DEPTH], side=SI[s, S_SIDE], state=s,
+                               parent_state=SI[s, S_PARENT], leaf_loss=SF[s, SF_E],
+                               upper=_incumbent(state.STACK, SI, SF, state.PF, state.WF, state.counters, alpha),
+                               n_samples=SI[s, S_NROWS], n_candidates=SI[s, S_NCAND], via_candidate=step[5],
+                               weight=SF[s, SF_W], impurity=SF[s, SF_IMP])
+
+
+@njit(inline="always")
+def bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level, pcand):
     """Bellman's backup of candidate ``pcand`` of the state on top of the path, both children solved (Algorithm 1:
     Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r), for every alpha at once): the Minkowski sum of the children's
     envelopes shifted by W_s merged into the state's envelope. Moves to the next usable candidate; after the last
-    one the state is solved (its envelope stored, the frame popped). Returns (k, the state if solved, else -1)."""
-    SI, SF, CI, PI, PF, WI, WF, counters = state.SI, state.SF, state.CI, state.PI, state.PF, state.WI, state.WF, \
-        state.counters
+    one the state is solved (its envelope stored, the frame popped). Takes the path's tables, not the State: it
+    runs once per candidate. Returns (k, the state if solved, else -1)."""
     top = counters[C_TOP]
-    fr = state.STACK[top - 1]
+    fr = STACK[top - 1]
     left_state = CI[pcand, K_LEFT]
     right_state = CI[pcand, K_RIGHT]
     nm = SI[left_state, S_HLEN] + SI[right_state, S_HLEN] - 1
@@ -1378,7 +1402,8 @@ def bellman_backup(params, state, events, k, it, level, pcand):
         q = MF[h, E_] + alpha * MF[h, S_]
         chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
         k = emit_backup(events, k, it, depth=fr[FR_DEPTH], chosen=1 if chosen == pcand else 0, state=s,
-                        feature=CI[pcand, K_FEAT], Q=-q / Ws if Ws > 0.0 else 0.0, upper=_incumbent(state, alpha),
+                        feature=CI[pcand, K_FEAT], Q=-q / Ws if Ws > 0.0 else 0.0,
+                        upper=_incumbent(STACK, SI, SF, PF, WF, counters, alpha),
                         candidate=pcand, left_state=left_state, right_state=right_state,
                         V_left=_state_value(PF, SI, SF, left_state, alpha),
                         V_right=_state_value(PF, SI, SF, right_state, alpha))
@@ -1444,7 +1469,11 @@ def make_kernel(level):
         ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
         ``state.counters[C_CANDS]`` etc. hold every table's fill level.
         """
-        counters = state.counters
+        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once: a call that takes
+        # a group counts a reference per array of it, about as long as such an iteration
+        XT, Y, w = data.XT, data.Y, data.w
+        LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
+        PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
         N, p = data.X.shape
         approx = np.empty(p)
         k = 0
@@ -1455,20 +1484,27 @@ def make_kernel(level):
         while done < max_iterations and work < WORK_PER_CALL:
             if k + params.events_per_iteration > events.shape[0]:
                 return k, STATUS_BUFFER
-            expand, step = next_step(state, N)
-            grow = room_needed(params, state, p, expand, step)
+            expand, step = next_step(counters, STACK, SI, CI, N)
+            grow = room_needed(params, counters, STACK, SI, CI, PI, WI, p, expand, step)
             if grow:
                 counters[C_GROW] = grow
                 return k, STATUS_GROW
             counters[C_ITER] += 1
             done += 1
             it = counters[C_ITER]
-            if expand:  # work: the generator's scans, and the state's rows counted once and per candidate
+            if expand and step[0] == params.max_depth:
+                solved, E = horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step)
+                if level >= LEVEL_SUMMARY:
+                    k = state_expanded(state, events, k, it, params.alpha, step, solved)
+                leaf_solved(PF, PI, SI, counters, solved, E)
+                work += step[2] - step[1]
+            elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
                 scanned, cands = counters[C_SCANNED], counters[C_CANDS]
                 k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
                 work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
             else:
-                k, solved = bellman_backup(params, state, events, k, it, level, step[5])
+                k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
+                                           step[5])
                 work += 1
             if solved < 0:
                 continue
@@ -1479,7 +1515,7 @@ def make_kernel(level):
                 if level >= LEVEL_SUMMARY:
                     k = extract_policy(state, events, k, it, params.alpha)
                 return k, STATUS_DONE
-            state.STACK[counters[C_TOP] - 1, FR_PHASE] += 1
+            STACK[counters[C_TOP] - 1, FR_PHASE] += 1
         return k, STATUS_BUDGET
 
     return dpdt_kernel
@@ -1494,16 +1530,15 @@ def _state_value(PF, SI, SF, s, alpha):
 
 
 @njit(inline="always")
-def _incumbent(state, alpha):
+def _incumbent(STACK, SI, SF, PF, WF, counters, alpha):
     """L_alpha of the current policy (unfinished states as leaves): the root's envelope at ``alpha``."""
-    SF, counters = state.SF, state.counters
     W = SF[0, SF_W]
     if W <= 0.0:
         return 0.0
     if counters[C_TOP] == 0 and counters[C_DONE] == 0:  # the root is being expanded: its leaf
         return SF[0, SF_E] / W
     if counters[C_TOP] > 0:
-        h = best_piece(state.WF, state.STACK[0, FR_WSTART], state.STACK[0, FR_WLEN], alpha)
-        return (state.WF[h, E_] + alpha * state.WF[h, S_]) / W
-    h = best_piece(state.PF, state.SI[0, S_HSTART], state.SI[0, S_HLEN], alpha)
-    return (state.PF[h, E_] + alpha * state.PF[h, S_]) / W
+        h = best_piece(WF, STACK[0, FR_WSTART], STACK[0, FR_WLEN], alpha)
+        return (WF[h, E_] + alpha * WF[h, S_]) / W
+    h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
+    return (PF[h, E_] + alpha * PF[h, S_]) / W
