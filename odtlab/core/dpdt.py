@@ -1067,12 +1067,13 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # ------------------------------------------------------------------------------------------------------------
 # Algorithm 1: the depth-first build of the MDP with backward induction (§5.6), one step per iteration
 # ------------------------------------------------------------------------------------------------------------
-# The phase functions are inline="always". Each call still counts a reference (an atomic NRT_incref / NRT_decref
-# pair) per array it is passed, a group counting all of its arrays (State: 19, Data: 15): a phase that runs once per
-# iteration (next_step, room_needed, horizon_state, bellman_backup) takes the arrays it uses, unpacked once by the
-# kernel; with the groups, the reference counts took a third of the time of a small exhaustive search (perf).
+# A call counts a reference (an atomic NRT_incref / NRT_decref pair) per array it is passed, inline="always" or not,
+# a group counting all of its arrays (State: 19, Data: 15): a phase that runs once per iteration (next_step,
+# room_needed, horizon_state, bellman_backup) takes the arrays it uses, unpacked once by the kernel (with the groups,
+# the reference counts took a third of the time of a small exhaustive search, perf). Phases that emit are
+# inline="always" (the record level a constant); the others plain calls (compiled once for the three levels).
 
-@njit(inline="always")
+@njit
 def next_step(counters, STACK, SI, CI, N):
     """What the next iteration of the depth-first recursion does (Algorithm 1 with §5.6's order): expand the root,
     expand the left (phase 0) or right (phase 1) child state of the current candidate of the state on top of the
@@ -1093,7 +1094,7 @@ def next_step(counters, STACK, SI, CI, N):
     return True, (fr[FR_DEPTH] + 1, fr[FR_START] + n_left, fr[FR_END], 2, fr[FR_STATE], pcand)
 
 
-@njit(inline="always")
+@njit
 def room_needed(params, counters, STACK, SI, CI, PI, WI, p, expand, step):
     """Whether the tables hold the next step, checked before anything changes (a step is never half done):
     returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
@@ -1189,7 +1190,7 @@ def leaf_action(criterion, stats, W, n_rows):
     return W - stats[majority], imp, majority
 
 
-@njit(inline="always")
+@njit
 def add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority):
     """Append a state to the tables SI / SF (and link it to the candidate that leads to it); returns its id."""
     depth, _, _, side, parent, pcand = step
@@ -1339,7 +1340,7 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
     return k, -1
 
 
-@njit(inline="always")
+@njit
 def horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step):
     """A state at the horizon D (Algorithm 1: its only action is the leaf): its rows are one side of the parent's
     split (no lists at depth D), its leaf action, the state appended; returns (state, E). Takes the arrays it
@@ -1354,7 +1355,7 @@ def horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step
     return s, E
 
 
-@njit(inline="always")
+@njit
 def leaf_solved(PF, PI, SI, counters, s, E):
     """State s has no usable action but its leaf: its envelope is the leaf line alone (solved at once)."""
     h = counters[C_PIECES]
