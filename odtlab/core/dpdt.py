@@ -1067,71 +1067,53 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # ------------------------------------------------------------------------------------------------------------
 # Algorithm 1: the depth-first build of the MDP with backward induction (§5.6), one step per iteration
 # ------------------------------------------------------------------------------------------------------------
-# A call counts a reference (an atomic NRT_incref / NRT_decref pair) per array it is passed, inline="always" or not,
-# a group counting all of its arrays (State: 19, Data: 15): a phase that runs once per iteration (next_step,
-# room_needed, horizon_state, bellman_backup) takes the arrays it uses, unpacked once by the kernel (with the groups,
-# the reference counts took a third of the time of a small exhaustive search, perf). Phases that emit are
-# inline="always" (the record level a constant); the others plain calls (compiled once for the three levels).
+# A call of a numba function counts a reference (an atomic NRT_incref / NRT_decref pair) per array it is passed
+# (a group: per array of it), and taking a view (``STACK[top - 1]``) counts one too. An iteration at the horizon or
+# a backup does little else (with phases that took the groups, the reference counts were a third of a small
+# exhaustive search's time, perf), so the kernel decides each step from one frame with the scalar helpers
+# ``next_step`` and ``room_needed`` and the cheap steps take only the arrays they touch; ``expand_state``, whose
+# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (the record
+# level a compile-time constant).
 
 @njit
-def next_step(counters, STACK, SI, CI, N):
+def next_step(started, phase, depth, state, start, end, pcand, n_left, N):
     """What the next iteration of the depth-first recursion does (Algorithm 1 with §5.6's order): expand the root,
-    expand the left (phase 0) or right (phase 1) child state of the current candidate of the state on top of the
-    path, or, once both are solved (phase 2), back that candidate up.
+    expand the left (phase 0) or right (phase 1) child state of candidate ``pcand`` (``n_left`` rows go left) of
+    the state on top of the path (its frame: ``phase``, ``depth``, ``state``, rows ``start:end``), or, once both
+    are solved (phase 2), back that candidate up.
 
     Returns (expand, (depth, a, b, side, parent, candidate)): the state's rows are ``LISTS[depth, -1, a:b]`` (of
     the parent's level for a child at depth D), side 0 root, 1 left, 2 right."""
-    if counters[C_STARTED] == 0:
+    if not started:
         return True, (0, 0, N, 0, -1, -1)
-    fr = STACK[counters[C_TOP] - 1]
-    pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR]
-    phase = fr[FR_PHASE]
     if phase == 2:
         return False, (0, 0, N, 0, -1, pcand)
-    n_left = CI[pcand, K_NLEFT]
     if phase == 0:
-        return True, (fr[FR_DEPTH] + 1, fr[FR_START], fr[FR_START] + n_left, 1, fr[FR_STATE], pcand)
-    return True, (fr[FR_DEPTH] + 1, fr[FR_START] + n_left, fr[FR_END], 2, fr[FR_STATE], pcand)
+        return True, (depth + 1, start, start + n_left, 1, state, pcand)
+    return True, (depth + 1, start + n_left, end, 2, state, pcand)
 
 
 @njit
-def room_needed(params, counters, STACK, SI, CI, PI, WI, p, expand, step):
+def max_candidates(generator, budget, n_rows, p):
+    """The most candidate splits the generator returns for a state of ``n_rows`` rows (§5.2): every cut (exhaustive),
+    the splits of a CART with ``budget`` leaves, or the top ``budget`` cuts."""
+    if generator == GEN_EXHAUSTIVE:
+        return max(n_rows - 1, 0) * p
+    if generator == GEN_CART:
+        return max(budget, 2) - 1
+    return budget
+
+
+@njit
+def room_needed(counters, need, capacity):
     """Whether the tables hold the next step, checked before anything changes (a step is never half done):
-    returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
-    depth, a, b, _, _, pcand = step
-    if expand:
-        max_c = 0
-        if depth < params.max_depth:
-            if params.generator == GEN_EXHAUSTIVE:
-                max_c = max(b - a - 1, 0) * p
-            elif params.generator == GEN_CART:
-                max_c = max(params.budgets[depth], 2) - 1
-            else:
-                max_c = params.budgets[depth]
-        need_states = counters[C_STATES] + 1
-        need_cands = counters[C_CANDS] + max_c
-        need_pieces = counters[C_PIECES] + 1
-        need_work = counters[C_WORK] + 1
-    else:
-        fr = STACK[counters[C_TOP] - 1]
-        nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
-        need_states = 0
-        need_cands = 0
-        need_pieces = counters[C_PIECES] + fr[FR_WLEN] + nm
-        need_work = fr[FR_WSTART] + fr[FR_WLEN] + nm
+    ``need`` and ``capacity`` are the rows of (SI / SF, CI / CF, PI / PF, WI / WF) the step needs and the tables
+    have. Returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
     grow = 0
-    if need_states > SI.shape[0]:
-        grow |= GROW_STATES
-        counters[C_NEED_STATES] = need_states
-    if need_cands > CI.shape[0]:
-        grow |= GROW_CANDS
-        counters[C_NEED_CANDS] = need_cands
-    if need_pieces > PI.shape[0]:
-        grow |= GROW_PIECES
-        counters[C_NEED_PIECES] = need_pieces
-    if need_work > WI.shape[0]:
-        grow |= GROW_WORK
-        counters[C_NEED_WORK] = need_work
+    for t in range(4):
+        if need[t] > capacity[t]:
+            grow |= GROW_STATES << t
+            counters[C_NEED_STATES + t] = need[t]
     return grow
 
 
@@ -1190,7 +1172,7 @@ def leaf_action(criterion, stats, W, n_rows):
     return W - stats[majority], imp, majority
 
 
-@njit
+@njit(inline="always")
 def add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority):
     """Append a state to the tables SI / SF (and link it to the candidate that leads to it); returns its id."""
     depth, _, _, side, parent, pcand = step
@@ -1340,22 +1322,21 @@ def expand_state(data, params, state, events, k, it, level, step, approx):
     return k, -1
 
 
-@njit
-def horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step):
+@njit(inline="always")
+def horizon_state(XT, Y, w, rows, SI, SF, CI, CF, counters, params, frame, step):
     """A state at the horizon D (Algorithm 1: its only action is the leaf): its rows are one side of the parent's
-    split (no lists at depth D), its leaf action, the state appended; returns (state, E). Takes the arrays it
-    reads, not the groups: it runs for most iterations of a deep search."""
-    depth, _, _, side, _, pcand = step
-    fr = STACK[counters[C_TOP] - 1]  # the parent's frame
-    stats, W, n_rows = _side_stats(XT, Y, w, LISTS[depth - 1, LISTS.shape[1] - 1], fr[FR_START], fr[FR_END],
-                                   CI[pcand, K_FEAT], CF[pcand, KF_THR], side == 1, params.criterion, params.n_stats)
+    split of ``rows[frame[FR_START]:frame[FR_END]]`` (no lists at depth D), its leaf action, the state appended;
+    returns (state, E). Takes the arrays it reads, not the groups: it runs for most iterations of a deep search."""
+    pcand = step[5]
+    stats, W, n_rows = _side_stats(XT, Y, w, rows, frame[FR_START], frame[FR_END], CI[pcand, K_FEAT],
+                                   CF[pcand, KF_THR], step[3] == 1, params.criterion, params.n_stats)
     E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
     s = add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority)
     SI[s, S_NCAND] = 0
     return s, E
 
 
-@njit
+@njit(inline="always")
 def leaf_solved(PF, PI, SI, counters, s, E):
     """State s has no usable action but its leaf: its envelope is the leaf line alone (solved at once)."""
     h = counters[C_PIECES]
@@ -1470,11 +1451,11 @@ def make_kernel(level):
         ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
         ``state.counters[C_CANDS]`` etc. hold every table's fill level.
         """
-        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once: a call that takes
-        # a group counts a reference per array of it, about as long as such an iteration
+        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
         XT, Y, w = data.XT, data.Y, data.w
         LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
         PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
+        D = params.max_depth
         N, p = data.X.shape
         approx = np.empty(p)
         k = 0
@@ -1485,16 +1466,30 @@ def make_kernel(level):
         while done < max_iterations and work < WORK_PER_CALL:
             if k + params.events_per_iteration > events.shape[0]:
                 return k, STATUS_BUFFER
-            expand, step = next_step(counters, STACK, SI, CI, N)
-            grow = room_needed(params, counters, STACK, SI, CI, PI, WI, p, expand, step)
+            fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
+            started = counters[C_STARTED] == 1
+            pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
+            n_left = CI[pcand, K_NLEFT] if started else 0
+            expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
+                                     pcand, n_left, N)
+            if expand:
+                max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
+                    step[0] < D) else 0
+                need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
+                        counters[C_WORK] + 1)
+            else:
+                nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
+                need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
+            grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
             if grow:
                 counters[C_GROW] = grow
                 return k, STATUS_GROW
             counters[C_ITER] += 1
             done += 1
             it = counters[C_ITER]
-            if expand and step[0] == params.max_depth:
-                solved, E = horizon_state(XT, Y, w, LISTS, STACK, SI, SF, CI, CF, counters, params, step)
+            if expand and step[0] == D:
+                solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
+                                          params, fr, step)
                 if level >= LEVEL_SUMMARY:
                     k = state_expanded(state, events, k, it, params.alpha, step, solved)
                 leaf_solved(PF, PI, SI, counters, solved, E)
