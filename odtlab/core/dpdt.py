@@ -1071,9 +1071,9 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # (a group: per array of it), and taking a view (``STACK[top - 1]``) counts one too. An iteration at the horizon or
 # a backup does little else (with phases that took the groups, the reference counts were a third of a small
 # exhaustive search's time, perf), so the kernel decides each step from one frame with the scalar helpers
-# ``next_step`` and ``room_needed``, and ``horizon_state`` and ``bellman_backup`` take only the arrays they touch
-# and are inline="always". ``expand_state``, whose scans cost far more than its references, takes the groups and
-# writes no event: it is compiled once for the three record levels, and the kernel writes its events.
+# ``next_step`` and ``room_needed`` and the cheap steps take only the arrays they touch; ``expand_state``, whose
+# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (the record
+# level a compile-time constant).
 
 @njit
 def next_step(started, phase, depth, state, start, end, pcand, n_left, N):
@@ -1117,34 +1117,40 @@ def room_needed(counters, need, capacity):
     return grow
 
 
-@njit
-def child_lists(XT, LISTS, depth, frame, f, thr, n_left, flag):
-    """The lists of both children of the current candidate (split ``f <= thr``, ``n_left`` rows left) of the
-    state of ``frame`` (§4: a state is (rows, depth)): the parent's lists at ``depth - 1`` partitioned into
-    ``LISTS[depth]``. Done for the left child, which comes first."""
+@njit(inline="always")
+def state_rows(data, params, state, step):
+    """The rows of the state a step expands (§4: a state is (rows, depth)) and their statistics: a state of depth
+    < D gets its lists (the parent's, partitioned by the split, unless the parent's CART laid them out already)
+    and, for the CART generator, the histograms of its binned features. Returns (stats, W, n_rows)."""
+    depth, a, b, side, _, pcand = step
+    X, XT, Y, Yc, yi, w, table, lay = data
+    LISTS, CI, CF, HS, HSV = state.LISTS, state.CI, state.CF, state.HS, state.HSV
+    criterion, n_stats = params.criterion, params.n_stats
     rl = LISTS.shape[1] - 1  # the rows-ascending list of each level
-    a0, b0 = frame[FR_START], frame[FR_END]
-    _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, f, thr, flag)
-    _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, flag)
-
-
-@njit
-def state_histograms(rows, GBIN, yi, Yc, w, regression, HS, HP, HSV, frame, n_left, step):
-    """The histograms of the binned features for the CART generator (§5.2) on the rows of the state a step expands:
-    the root's built, both children's made with the left one (``_children_hists``), the right one's kept since."""
-    depth, a, b, side, _, _ = step
-    if side == 1:
-        a0 = frame[FR_START]
-        _children_hists(rows, a0, a0 + n_left, frame[FR_END], GBIN, yi, Yc, w, regression, HS[depth - 1], HS[depth],
-                        HP[depth - 1], HSV, depth)
-    elif side == 2:
-        HSV[depth] = HSV[HSV.shape[0] // 2 + depth - 1]
+    GBIN = lay[1]
+    use_hist = params.generator == GEN_CART and GBIN.shape[1] > 0
+    fr = state.STACK[max(state.counters[C_TOP] - 1, 0)]  # the parent's frame (a child's)
+    rows = LISTS[depth, rl]
+    if side == 1:  # the left child comes first: lay out both children's lists and histograms
+        a0 = fr[FR_START]
+        b0 = fr[FR_END]
+        n_left = CI[pcand, K_NLEFT]
+        if fr[FR_CUR] > 0 or state.LAID[depth] == 0:  # else the parent's CART laid them out
+            _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, CI[pcand, K_FEAT], CF[pcand, KF_THR], state.flag)
+            _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, state.flag)
+        if use_hist:
+            _children_hists(rows, a0, a0 + n_left, b0, GBIN, yi, Yc, w, criterion == cart.SQUARED_ERROR,
+                            HS[depth - 1], HS[depth], state.HP[depth - 1], HSV, depth)
+    elif side == 2 and use_hist:
+        HSV[depth] = HSV[params.max_depth + depth - 1]
         if HSV[depth]:
-            HS[depth][:] = HP[depth - 1]
-    else:
+            HS[depth][:] = state.HP[depth - 1]
+    elif use_hist:
         HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
         if HSV[0]:
-            _build_hist(rows, a, b, GBIN, yi, Yc, w, regression, HS[0])
+            _build_hist(rows, a, b, GBIN, yi, Yc, w, criterion == cart.SQUARED_ERROR, HS[0])
+    stats, W = cart.node_stats(rows, a, b, Y, w, criterion, n_stats)
+    return stats, W, b - a
 
 
 @njit(inline="always")
@@ -1190,7 +1196,7 @@ def add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority):
     return s
 
 
-@njit
+@njit(inline="always")
 def generate_candidates(data, params, state, step, stats, W, approx):
     """The split generator of §5.2 on the state's rows: CART's split nodes (``cart_candidates``), the top-B cuts or
     every cut (``all_cuts``), written to CI / CF from ``counters[C_CANDS]``; returns their number. Counts the
@@ -1225,12 +1231,15 @@ def generate_candidates(data, params, state, step, stats, W, approx):
     return n_cand
 
 
-@njit
-def record_candidates(XT, w, rows, SI, SF, CI, CF, counters, s, a, b):
-    """The actions of state s (rows ``rows[a:b]``, §4): each candidate split's left-row count and p_left = W_l / W_s;
-    a candidate with an empty side (degenerate) or the same partition as an earlier one (duplicate) is not
-    expanded. Returns the index of the first candidate to expand, or -1: the state is a leaf."""
-    n_rows, c0, n_cand, W = SI[s, S_NROWS], SI[s, S_CSTART], SI[s, S_NCAND], SF[s, SF_W]
+@njit(inline="always")
+def record_candidates(data, params, state, events, k, it, level, s, a, b):
+    """The actions of state s (§4): each candidate split's left-row count and p_left = W_l / W_s; a candidate
+    with an empty side (degenerate) or the same partition as an earlier one (duplicate) is not expanded.
+    Returns (k, index of the first candidate to expand, or -1: the state is a leaf)."""
+    XT, w = data.XT, data.w
+    SI, CI, CF, counters = state.SI, state.CI, state.CF, state.counters
+    depth, n_rows, c0, n_cand, W = SI[s, S_DEPTH], SI[s, S_NROWS], SI[s, S_CSTART], SI[s, S_NCAND], state.SF[s, SF_W]
+    rows = state.LISTS[min(depth, params.max_depth - 1), state.LISTS.shape[1] - 1]
     first = -1
     for t in range(n_cand):
         c = c0 + t
@@ -1262,53 +1271,40 @@ def record_candidates(XT, w, rows, SI, SF, CI, CF, counters, s, a, b):
         CI[c, K_RIGHT] = -1
         CI[c, K_FLAGS] = flags
         CF[c, KF_PLEFT] = wl / W if W > 0.0 else 0.0
-    return first
+        if level >= LEVEL_FULL:
+            k = emit_candidate(events, k, it, depth=depth, skip=flags, state=s, feature=f, threshold=thr, candidate=c,
+                               n_left=nl, n_right=n_rows - nl, p_left=CF[c, KF_PLEFT], generator=params.generator)
+    return k, first
 
 
 @njit(inline="always")
-def candidates_recorded(events, k, it, SI, CI, CF, s, generator):
-    """The events of state s's candidate splits, as ``record_candidates`` left them."""
-    depth, n_rows, c0 = SI[s, S_DEPTH], SI[s, S_NROWS], SI[s, S_CSTART]
-    for c in range(c0, c0 + SI[s, S_NCAND]):
-        nl = CI[c, K_NLEFT]
-        k = emit_candidate(events, k, it, depth=depth, skip=CI[c, K_FLAGS], state=s, feature=CI[c, K_FEAT],
-                           threshold=CF[c, KF_THR], candidate=c, n_left=nl, n_right=n_rows - nl,
-                           p_left=CF[c, KF_PLEFT], generator=generator)
-    return k
-
-
-@njit
-def expand_state(data, params, state, step, approx):
+def expand_state(data, params, state, events, k, it, level, step, approx):
     """Expand a state (Algorithm 1's recursion, one state of the MDP of §4): its rows, its leaf action, its
     candidate splits (§5.2); a state without a usable candidate is a leaf, solved at once, else it goes on the
     path with its envelope started by the leaf line (a state of depth < D; ``horizon_state`` builds those at D).
-    Writes no event (the kernel writes them after: the same at every record level, compiled once).
-    Returns (the state, whether it is solved)."""
-    depth, a, b, side, _, pcand = step
+    Returns (k, the state if solved, else -1)."""
+    depth, a, b, _, _, _ = step
     counters = state.counters
-    counters[C_STARTED] = 1
-    XT, w, LISTS, SI, SF, CI, CF = data.XT, data.w, state.LISTS, state.SI, state.SF, state.CI, state.CF
-    rows = LISTS[depth, LISTS.shape[1] - 1]
-    fr = state.STACK[max(counters[C_TOP] - 1, 0)]  # the parent's frame (a child's)
-    n_left = CI[pcand, K_NLEFT] if side > 0 else 0
-    if side == 1 and (fr[FR_CUR] > 0 or state.LAID[depth] == 0):  # else the parent's CART laid the lists out
-        child_lists(XT, LISTS, depth, fr, CI[pcand, K_FEAT], CF[pcand, KF_THR], n_left, state.flag)
-    if params.generator == GEN_CART and data.lay[1].shape[1] > 0:
-        state_histograms(rows, data.lay[1], data.yi, data.Yc, w, params.criterion == cart.SQUARED_ERROR, state.HS,
-                         state.HP, state.HSV, fr, n_left, step)
-    stats, W = cart.node_stats(rows, a, b, data.Y, w, params.criterion, params.n_stats)
-    n_rows = b - a
+    if counters[C_STARTED] == 0:
+        counters[C_STARTED] = 1
+        if level >= LEVEL_SUMMARY:
+            k = emit_search_started(events, k, 0, lower=0.0, upper=np.inf, i0=data.X.shape[0], i1=data.X.shape[1],
+                                    i2=params.max_depth, f0=params.alpha)
+    stats, W, n_rows = state_rows(data, params, state, step)
     E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
-    s = add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority)
+    s = add_state(state.SI, state.SF, state.CI, counters, step, n_rows, W, E, imp, majority)
     n_cand = 0
-    if E > 0.0 and n_rows >= params.min_samples_split and n_rows >= 2 * params.min_samples_leaf:
+    if (depth < params.max_depth and E > 0.0 and n_rows >= params.min_samples_split
+            and n_rows >= 2 * params.min_samples_leaf):
         n_cand = generate_candidates(data, params, state, step, stats, W, approx)
     counters[C_CANDS] += n_cand
-    SI[s, S_NCAND] = n_cand
-    first = record_candidates(XT, w, rows, SI, SF, CI, CF, counters, s, a, b)
+    state.SI[s, S_NCAND] = n_cand
+    k, first = record_candidates(data, params, state, events, k, it, level, s, a, b)
+    if level >= LEVEL_SUMMARY:
+        k = state_expanded(state, events, k, it, params.alpha, step, s)
     if first < 0:  # nothing to choose: a leaf, solved at once
-        leaf_solved(state.PF, state.PI, SI, counters, s, E)
-        return s, True
+        leaf_solved(state.PF, state.PI, state.SI, counters, s, E)
+        return k, s
     top = counters[C_TOP]
     fr = state.STACK[top]
     fr[FR_STATE] = s
@@ -1323,7 +1319,7 @@ def expand_state(data, params, state, step, approx):
     _leaf_piece(state.WF, state.WI, wi, E)
     counters[C_WORK] = wi + 1
     counters[C_TOP] = top + 1
-    return s, False
+    return k, -1
 
 
 @njit(inline="always")
@@ -1500,15 +1496,8 @@ def make_kernel(level):
                 work += step[2] - step[1]
             elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
                 scanned, cands = counters[C_SCANNED], counters[C_CANDS]
-                s, leaf = expand_state(data, params, state, step, approx)
+                k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
                 work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
-                if level >= LEVEL_SUMMARY and not started:
-                    k = emit_search_started(events, k, 0, lower=0.0, upper=np.inf, i0=N, i1=p, i2=D, f0=params.alpha)
-                if level >= LEVEL_FULL:
-                    k = candidates_recorded(events, k, it, SI, CI, CF, s, params.generator)
-                if level >= LEVEL_SUMMARY:
-                    k = state_expanded(state, events, k, it, params.alpha, step, s)
-                solved = s if leaf else -1
             else:
                 k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
                                            step[5])
