@@ -244,15 +244,36 @@ class Tree:
         sums = kernels.node_sums(X, np.zeros((X.shape[0], 0)), np.ones(X.shape[0]), *self._arrays())
         return float(sums[self.split != LEAF, 0].sum() / X.shape[0])
 
-    def dpdt_objective(self, X, y, alpha=0.0, exact=False):
-        """L_alpha(T) = error rate + alpha * C(T) (DPDT eq. 1 with the expected-splits penalty)."""
+    def dpdt_objective(self, X, y, alpha=0.0, exact=False, sample_weight=None):
+        """L_alpha(T) = loss / W + alpha * C(T) (DPDT eq. 1 with the expected-splits penalty of Prop. 4.1).
+
+        The loss is the misclassified weight (classification) or the weighted squared error averaged over the
+        outputs (regression, CART's criterion times W); C(T) is the weight of the rows through each split, summed
+        over the splits, over W, the total weight (``sample_weight``, default 1 per row). ``exact=True`` returns a
+        Fraction (every float is a rational number: the sums are exact), for classification only.
+        """
         X = self._check_X(X)
-        n = len(y)
-        sums = kernels.node_sums(X, np.zeros((n, 0)), np.ones(n), *self._arrays())
-        passes = int(round(sums[self.split != LEAF, 0].sum()))
+        n = X.shape[0]
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        sums = kernels.node_sums(X, np.zeros((n, 0)), w, *self._arrays())
+        if self.task == "regression":
+            if exact:
+                raise ValueError("exact=True needs a classification tree (squared errors are floats)")
+            Y = np.asarray(y, dtype=np.float64)
+            m = Y.shape[1] if Y.ndim == 2 else 1
+            passes = float(sums[self.split != LEAF, 0].sum())
+            return (self.squared_error(X, Y, w) / m + float(alpha) * passes) / float(w.sum())
+        wrong = w[self.predict_index(X) != np.asarray(y)]
+        if not exact:
+            return (float(wrong.sum()) + float(alpha) * float(sums[self.split != LEAF, 0].sum())) / float(w.sum())
+        if sample_weight is None:  # integer counts
+            W, loss, passes = n, wrong.size, int(round(sums[self.split != LEAF, 0].sum()))
+        else:  # each row's weight through each split, summed as Fractions
+            W, loss = sum(map(Fraction, w.tolist())), sum(map(Fraction, wrong.tolist()))
+            through = np.asarray(self.decision_path(X)[:, np.flatnonzero(self.split != LEAF)].sum(axis=1)).ravel()
+            passes = sum(Fraction(x) * int(k) for x, k in zip(w.tolist(), through.tolist()))
         p, q = as_ratio(alpha)
-        value = Fraction(self.misclassifications(X, y), n) + Fraction(p, q) * Fraction(passes, n)
-        return value if exact else float(value)
+        return Fraction(loss) / W + Fraction(p, q) * Fraction(passes) / W
 
     # -- export (implemented in odtlab.export) ---------------------------------------------------
     def to_dict(self, node=0):

@@ -50,24 +50,24 @@ def cart_split_list(X, y, max_leaf_nodes, w=None, criterion="gini", **kw):
     """(feature, threshold) of the baseline CART's split nodes in the order it splits them."""
     s = CARTSolver(X, y, w, criterion=criterion, max_leaf_nodes=max_leaf_nodes, n_classes=int(y.max()) + 1, **kw)
     Search(s, record="none").run()
-    m = int(s.counters[0])
-    return [(int(s.feature[v]), float(s.threshold[v])) for v in range(m) if s.split[v] == 1]
+    m = int(s.state.counters[0])
+    return [(int(s.state.feature[v]), float(s.state.threshold[v])) for v in range(m) if s.state.split[v] == 1]
 
 
 def candidates_of(solver, state):
-    c0, k = solver.SI[state, kernels.S_CSTART], solver.SI[state, kernels.S_NCAND]
-    return [(int(solver.CI[c, kernels.K_FEAT]), float(solver.CF[c, kernels.KF_THR])) for c in range(c0, c0 + k)]
+    c0, k = solver.state.SI[state, kernels.S_CSTART], solver.state.SI[state, kernels.S_NCAND]
+    return [(int(solver.state.CI[c, kernels.K_FEAT]), float(solver.state.CF[c, kernels.KF_THR])) for c in range(c0, c0 + k)]
 
 
 def state_rows(solver, state):
     """The training rows of a state, following the candidates from the root."""
     path = []
-    while solver.SI[state, kernels.S_PARENT] >= 0:
-        path.append((int(solver.SI[state, kernels.S_PCAND]), int(solver.SI[state, kernels.S_SIDE])))
-        state = solver.SI[state, kernels.S_PARENT]
+    while solver.state.SI[state, kernels.S_PARENT] >= 0:
+        path.append((int(solver.state.SI[state, kernels.S_PCAND]), int(solver.state.SI[state, kernels.S_SIDE])))
+        state = solver.state.SI[state, kernels.S_PARENT]
     mask = np.ones(solver.X.shape[0], dtype=bool)
     for c, side in path:
-        go = solver.X[:, solver.CI[c, kernels.K_FEAT]] <= solver.CF[c, kernels.KF_THR]
+        go = solver.X[:, solver.state.CI[c, kernels.K_FEAT]] <= solver.state.CF[c, kernels.KF_THR]
         mask &= go if side == 1 else ~go
     return np.flatnonzero(mask)
 
@@ -153,8 +153,8 @@ def test_generator_returns_the_baseline_cart_splits_on_every_state(name, criteri
     max_leaf_nodes on the state's rows alone: same splits in the same order, ties included."""
     X, y = SETS[name](return_X_y=True)
     solver = solved(X, y, max_depth=2, candidates=(6, 4), criterion=criterion)
-    for state in range(solver.counters[kernels.C_STATES]):
-        depth = solver.SI[state, kernels.S_DEPTH]
+    for state in range(solver.state.counters[kernels.C_STATES]):
+        depth = solver.state.SI[state, kernels.S_DEPTH]
         if depth == 2:
             continue
         rows = state_rows(solver, state)
@@ -425,9 +425,9 @@ def test_operations_in_the_papers_unit(name, light, full, shared_data):
         assert abs(ops - paper_ops) <= 0.02 * paper_ops, (cands, ops)
         assert round(est.score(data.X, data.y), 3) == paper_acc
         solver = est.search_.solver
-        n = solver.counters[kernels.C_STATES]
-        called = (solver.SI[:n, kernels.S_DEPTH] < 3) & (solver.SF[:n, kernels.SF_IMP] > kernels.EPSILON)
-        assert ops == int((2 * solver.SI[:n][called, kernels.S_NCAND] + 1).sum())
+        n = solver.state.counters[kernels.C_STATES]
+        called = (solver.state.SI[:n, kernels.S_DEPTH] < 3) & (solver.state.SF[:n, kernels.SF_IMP] > kernels.EPSILON)
+        assert ops == int((2 * solver.state.SI[:n][called, kernels.S_NCAND] + 1).sum())
     # the reference code's (8, 1, 1): 7 root candidates, greedy below
     stats = DPDTClassifier(max_depth=3, candidates=(8, 1, 1), record="none").fit(data.X, data.y).result_.stats
     assert stats["candidates"] <= 7 + 14 + 28 and stats["operations"] <= 15 + 14 * 3 + 28 * 3
@@ -467,7 +467,7 @@ def test_tables_grow_from_small_capacities():
     X, y = skd.load_wine(return_X_y=True)
     solver = DPDTSolver(X, y, max_depth=4, candidates=(6, 6, 3))
     result = Search(solver, record="full").run()
-    assert solver.SI.shape[0] > 256 and result.stats["states"] > 256
+    assert solver.state.SI.shape[0] > 256 and result.stats["states"] > 256
     assert result.tree.accuracy(X, y) == 1.0
 
 
@@ -497,6 +497,36 @@ def test_integer_weights_are_repeated_rows():
     repeated = DPDTClassifier(max_depth=3, candidates=(6,)).fit(np.repeat(X, w, 0), np.repeat(y, w))
     assert weighted.result_.objective == pytest.approx(repeated.result_.objective, abs=1e-12)
     assert same_tree(weighted.tree_, repeated.tree_)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problems(max_n=8, max_p=2), st.integers(1, 2), st.sampled_from([0, F(1, 10), F(1, 3)]), st.data())
+def test_dpdt_objective_weighs_rows_as_the_oracle_on_repeated_rows(data, depth, alpha, draw):
+    """Tree.dpdt_objective with integer sample weights = the brute-force optimum on the rows repeated."""
+    X, y = data
+    w = np.array(draw.draw(st.lists(st.integers(1, 3), min_size=len(y), max_size=len(y))), dtype=float)
+    est = DPDTClassifier(max_depth=depth, generator="exhaustive", alpha=alpha).fit(X, y, sample_weight=w)
+    oracle = bruteforce.dpdt_optimum(np.repeat(X, w.astype(int), 0), np.repeat(y, w.astype(int)), depth, alpha)
+    assert est.tree_.dpdt_objective(X, y, alpha, exact=True, sample_weight=w) == oracle.value
+    assert est.tree_.dpdt_objective(X, y, alpha, sample_weight=w) == pytest.approx(float(oracle.value), rel=1e-12)
+    assert float(est.result_.objective) == pytest.approx(float(oracle.value), rel=1e-12)
+
+
+def test_dpdt_objective_of_a_weighted_regression_tree():
+    """Regression: the weighted squared error (mean over outputs) plus alpha x weighted split passes, over W; at
+    alpha = 0 the brute-force SSE on the rows repeated, and the solver's own objective at any alpha."""
+    X, y = skd.load_diabetes(return_X_y=True)
+    Xs, ys = X[::25, :2], y[::25]
+    w = 1.0 + np.arange(len(ys)) % 3
+    est = DPDTRegressor(max_depth=2, generator="exhaustive").fit(Xs, ys, sample_weight=w)
+    sse = bruteforce.continuous_optimum(np.repeat(Xs, w.astype(int), 0), np.repeat(ys, w.astype(int)), 2,
+                                        task="regression").value
+    assert est.tree_.dpdt_objective(Xs, ys, 0, sample_weight=w) * w.sum() == pytest.approx(sse, rel=1e-9)
+    penalised = DPDTRegressor(max_depth=2, generator="exhaustive", alpha=50.0).fit(Xs, ys, sample_weight=w)
+    assert penalised.tree_.dpdt_objective(Xs, ys, 50.0, sample_weight=w) == pytest.approx(
+        penalised.result_.objective, rel=1e-9)
+    with pytest.raises(ValueError, match="classification"):
+        est.tree_.dpdt_objective(Xs, ys, 0, exact=True)
 
 
 @pytest.mark.jit_only
@@ -582,9 +612,9 @@ def test_binned_features_give_the_baseline_cart_splits(weights):
     solver = solved(X, y, sample_weight=w, max_depth=2, candidates=(5, 3))
     assert solver.lay[0].min() < 0  # binned
     for state in range(solver.stats()["states"]):
-        if solver.SI[state, kernels.S_NCAND] > 0:
+        if solver.state.SI[state, kernels.S_NCAND] > 0:
             rows = state_rows(solver, state)
-            leaves = int(solver.budgets[solver.SI[state, kernels.S_DEPTH]])
+            leaves = int(solver.budgets[solver.state.SI[state, kernels.S_DEPTH]])
             assert candidates_of(solver, state) == cart_split_list(X[rows], y[rows], leaves, w[rows])
 
 
@@ -640,7 +670,7 @@ def test_time_limit_keeps_the_current_policy(monkeypatch):
 
 
 @pytest.mark.jit_only  # the exhaustive generator on digits: seconds as plain Python
-def test_a_kernel_call_ends_after_its_work_budget():
+def test_a_kernel_call_ends_after_its_work_budget(monkeypatch):
     """Issue 20's overshoot (a 0.05 s limit overshot by 0.9 s): a kernel call ran its whole iteration budget however
     long its iterations took (the exhaustive generator's expansions scan every cut of a state's rows). Given 65,536
     iterations, the first call on digits at depth 4 now returns after about ``WORK_PER_CALL`` units of work (a call

@@ -27,7 +27,6 @@ PENDING = {
     ("read", "widgets/quantbnb.py"): "Quant-BnB's declared kinds are on branch quantbnb, 5-9 % slower",
     ("short", "core/quantbnb.py"): "Quant-BnB's phase functions are on branch quantbnb, 5-9 % slower",
     ("short", "core/branches.py"): "Branches' phase functions (branch branches-protocol) were 1.2-2.5x slower",
-    ("short", "core/dpdt.py"): "DPDT's phase functions are on branch dpdt, 1.22x slower with the exhaustive generator",
 }
 
 

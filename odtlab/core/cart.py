@@ -26,6 +26,8 @@ fewer than ``2 * min_samples_leaf`` rows; impurity at most machine epsilon; no s
 ``min_samples_leaf`` rows on each side; the impurity decrease is below ``min_impurity_decrease``. Like
 scikit-learn, a split with zero decrease is still made when nothing stops it.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core._jit import njit
@@ -65,11 +67,24 @@ F_COLS = 12
 
 # Counters (int64 array)
 C_NODES, C_FRONTIER, C_ITER, C_LEAVES, C_DONE = range(5)
+N_COUNTERS = 5
 
 # Loss accumulators (float64 array ``acc``): training loss of the leaves made so far and of the frontier
 # nodes (as leaves). Their sum is the loss of the incumbent tree (frontier nodes are its leaves).
 A_LEAVES, A_FRONTIER = range(2)
 N_ACC = 2
+
+# -- the kernel's three groups ----------------------------------------------------------------------------
+#: Read-only options (scikit-learn's names; ``max_depth`` / ``max_leaf_nodes`` < 0 mean unlimited), the total
+#: weight of the rows and the length of a node's statistics vector (classes, or 2 x outputs).
+Params = namedtuple("Params", "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
+                              "max_leaf_nodes total_weight n_stats")
+#: Read-only problem: features, the targets the statistics sum (class codes, or centred targets), row weights.
+Data = namedtuple("Data", "X Y w")
+#: Everything the build writes: the row order (partitioned node by node), the frontier table, the node table
+#: (split flag, feature, threshold, children, value sums, weight, impurity, depth), counters and ``acc``.
+State = namedtuple("State", "order frontier split feature threshold left right node_value node_weight "
+                            "node_impurity node_depth counters acc")
 
 
 @njit(inline="always")
@@ -208,30 +223,32 @@ def best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf,
 
 
 @njit
-def push_frontier(X, Y, w, order, start, end, depth, parent, is_left, frontier, counters, criterion, n_stats,
-                  min_samples_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc):
-    """Put a new node on the frontier with its best split already computed, and add its leaf loss to
-    ``acc[A_FRONTIER]``. A node that ``leaf_reason`` makes a leaf before looking at its split (depth
-    ``max_depth``, too few rows, pure) gets no split (feature -1): its rows are never sorted."""
+def push_frontier(data, params, state, start, end, depth, parent, is_left, sorted_buf, key_buf):
+    """Put a new node (rows ``order[start:end]``) on the frontier with its best split already computed, and add
+    its leaf loss to ``acc[A_FRONTIER]``. A node that ``leaf_reason`` makes a leaf before looking at its split
+    (depth ``max_depth``, too few rows, pure) gets no split (feature -1): its rows are never sorted."""
+    X, Y, w = data
+    criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
+    order, frontier, counters = state.order, state.frontier, state.counters
     stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
     imp = impurity_of(stats, wn, criterion)
     n_node = end - start
-    if ((max_depth >= 0 and depth >= max_depth) or n_node < min_split or n_node < 2 * min_samples_leaf
-            or imp <= EPSILON):
-        f, thr, pos, cost = -1, 0.0, -1, np.inf
+    if ((params.max_depth >= 0 and depth >= params.max_depth) or n_node < params.min_samples_split
+            or n_node < 2 * min_leaf or imp <= EPSILON):
+        split = (-1, 0.0, -1, np.inf)
     else:
-        f, thr, pos, cost = best_split(X, Y, w, order, start, end, criterion, n_stats, min_samples_leaf, stats, wn,
-                                       sorted_buf, key_buf)
-    frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, f, thr, pos, cost, wn, total_weight)
+        split = best_split(X, Y, w, order, start, end, criterion, n_stats, min_leaf, stats, wn, sorted_buf, key_buf)
+    frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, split, wn, params.total_weight)
     loss = leaf_loss(stats, wn, criterion)
     frontier[counters[C_FRONTIER] - 1, F_LOSS] = loss
-    acc[A_FRONTIER] += loss
+    state.acc[A_FRONTIER] += loss
 
 
 @njit
-def frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, f, thr, pos, cost, wn,
-                    total_weight):
-    """Append a node with its best split (from ``best_split``) to the frontier table."""
+def frontier_record(frontier, counters, start, end, depth, parent, is_left, imp, split, wn, total_weight):
+    """Append a node with its best split ``split`` = (feature, threshold, position, child cost), from
+    ``best_split``, to the frontier table."""
+    f, thr, pos, cost = split
     r = counters[C_FRONTIER]
     frontier[r, F_START] = start
     frontier[r, F_END] = end
@@ -283,37 +300,72 @@ def leaf_reason(rec, max_depth, min_split, min_leaf, min_decrease, max_leaves, c
     return -1
 
 
+@njit
+def split_node(data, state, rec, v, sorted_buf):
+    """Split node ``v`` (the popped frontier record ``rec``) on its best cut: its rows ``order[start:end]`` are
+    partitioned stably (rows with x <= threshold first); returns the end of the left part."""
+    X = data.X
+    order = state.order
+    start = np.int64(rec[F_START])
+    end = np.int64(rec[F_END])
+    f = np.int64(rec[F_FEAT])
+    thr = rec[F_THR]
+    pos = start
+    for t in range(start, end):
+        i = order[t]
+        if X[i, f] <= thr:
+            order[pos] = i
+            pos += 1
+        else:
+            sorted_buf[t - pos] = i
+    for t in range(end - pos):
+        order[pos + t] = sorted_buf[t]
+    state.split[v] = 1
+    state.feature[v] = f
+    state.threshold[v] = thr
+    return pos
+
+
+@njit
+def decide_node(data, params, state, rec, v):
+    """Make the popped record ``rec`` node ``v`` of the tree (its statistics in the node table, its link from its
+    parent); returns why it becomes a leaf (``leaf_reason``) or -1 when CART splits it."""
+    parent = np.int64(rec[F_PARENT])
+    if parent >= 0:
+        if rec[F_LEFT] == 1.0:
+            state.left[parent] = v
+        else:
+            state.right[parent] = v
+    stats, wn = node_stats(state.order, np.int64(rec[F_START]), np.int64(rec[F_END]), data.Y, data.w,
+                           params.criterion, params.n_stats)
+    state.node_value[v, :] = stats[:state.node_value.shape[1]]
+    state.node_weight[v] = wn
+    state.node_impurity[v] = rec[F_IMP]
+    state.node_depth[v] = np.int64(rec[F_DEPTH])
+    return leaf_reason(rec, params.max_depth, params.min_samples_split, params.min_samples_leaf,
+                       params.min_impurity_decrease, params.max_leaf_nodes, state.counters)
+
+
 def make_kernel(level):
     """The CART kernel specialised for a record level (``ev.LEVEL_*``)."""
 
     @njit
-    def cart_kernel(X, Y, w, order, frontier, split, feature, threshold, left, right, node_value,
-                    node_weight, node_impurity, node_depth, counters, acc, params, events, max_iterations):
+    def cart_kernel(data, params, state, events, max_iterations):
         """Advance CART by at most ``max_iterations`` node decisions; return (n_events, status).
 
-        ``acc`` holds the training loss of the leaves made so far and of the frontier (see ``A_*``): the
-        incumbent's loss is their sum, kept up to date in O(1) per decision.
-
-        ``params`` = [criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease,
-        max_leaf_nodes, total_weight, n_stats]; max_depth / max_leaf_nodes < 0 mean unlimited.
+        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`. ``state.acc``
+        holds the training loss of the leaves made so far and of the frontier (see ``A_*``): the incumbent's loss
+        is their sum, kept up to date in O(1) per decision.
         """
-        criterion = np.int64(params[0])
-        max_depth = np.int64(params[1])
-        min_split = np.int64(params[2])
-        min_leaf = np.int64(params[3])
-        min_decrease = params[4]
-        max_leaves = np.int64(params[5])
-        total_weight = params[6]
-        n_stats = np.int64(params[7])
-        n = order.shape[0]
+        counters, acc = state.counters, state.acc
+        n = state.order.shape[0]
         sorted_buf = np.empty(n, dtype=np.int64)
         key_buf = np.empty(n)
         k = 0
         if counters[C_DONE] == 1:
             return k, ev.STATUS_DONE
         if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
-            push_frontier(X, Y, w, order, 0, n, 0, -1, 0, frontier, counters, criterion, n_stats, min_leaf,
-                          total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
+            push_frontier(data, params, state, 0, n, 0, -1, 0, sorted_buf, key_buf)
             if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
                 k = ev.emit_search_started(events, k, 0, lower=0.0, upper=acc[A_FRONTIER], i0=n)
         done = 0
@@ -327,61 +379,34 @@ def make_kernel(level):
                 return k, ev.STATUS_DONE
             if k + 2 > events.shape[0]:
                 return k, ev.STATUS_BUFFER
-            rec = pop_frontier(frontier, counters, max_leaves)
+            rec = pop_frontier(state.frontier, counters, params.max_leaf_nodes)
             acc[A_FRONTIER] -= rec[F_LOSS]
             v = counters[C_NODES]
             counters[C_NODES] = v + 1
+            reason = decide_node(data, params, state, rec, v)
+            counters[C_ITER] += 1
+            done += 1
             parent = np.int64(rec[F_PARENT])
-            if parent >= 0:
-                if rec[F_LEFT] == 1.0:
-                    left[parent] = v
-                else:
-                    right[parent] = v
             start = np.int64(rec[F_START])
             end = np.int64(rec[F_END])
             depth = np.int64(rec[F_DEPTH])
-            n_node = end - start
-            stats, wn = node_stats(order, start, end, Y, w, criterion, n_stats)
-            node_value[v, :] = stats[:node_value.shape[1]]
-            node_weight[v] = wn
-            node_impurity[v] = rec[F_IMP]
-            node_depth[v] = depth
-            reason = leaf_reason(rec, max_depth, min_split, min_leaf, min_decrease, max_leaves, counters)
-            counters[C_ITER] += 1
-            done += 1
             if reason >= 0:
-                split[v] = 0
+                state.split[v] = 0
                 counters[C_LEAVES] += 1
                 acc[A_LEAVES] += rec[F_LOSS]
                 if level >= ev.LEVEL_FULL:
-                    k = emit_leaf(events, k, counters[C_ITER], node=v, parent=parent, depth=depth, n_samples=n_node,
-                                  reason=reason, impurity=rec[F_IMP])
+                    k = emit_leaf(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
+                                  n_samples=end - start, reason=reason, impurity=rec[F_IMP])
                 continue
-            f = np.int64(rec[F_FEAT])
-            thr = rec[F_THR]
-            # stable partition of order[start:end]: rows with x <= thr first
-            pos = start
-            for t in range(start, end):
-                i = order[t]
-                if X[i, f] <= thr:
-                    order[pos] = i
-                    pos += 1
-                else:
-                    sorted_buf[t - pos] = i
-            for t in range(end - pos):
-                order[pos + t] = sorted_buf[t]
-            split[v] = 1
-            feature[v] = f
-            threshold[v] = thr
+            pos = split_node(data, state, rec, v, sorted_buf)
             # right child first, so the left one is decided first in depth-first order
-            push_frontier(X, Y, w, order, pos, end, depth + 1, v, 0, frontier, counters, criterion, n_stats,
-                          min_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
-            push_frontier(X, Y, w, order, start, pos, depth + 1, v, 1, frontier, counters, criterion, n_stats,
-                          min_leaf, total_weight, sorted_buf, key_buf, max_depth, min_split, acc)
+            push_frontier(data, params, state, pos, end, depth + 1, v, 0, sorted_buf, key_buf)
+            push_frontier(data, params, state, start, pos, depth + 1, v, 1, sorted_buf, key_buf)
             if level >= ev.LEVEL_SUMMARY:
-                k = emit_split(events, k, counters[C_ITER], node=v, parent=parent, depth=depth, feature=f, threshold=thr,
-                               impurity_decrease=rec[F_IMPROVE], n_samples=n_node, left=pos - start, right=end - pos,
-                               impurity=rec[F_IMP])
+                k = emit_split(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
+                               feature=np.int64(rec[F_FEAT]), threshold=rec[F_THR],
+                               impurity_decrease=rec[F_IMPROVE], n_samples=end - start, left=pos - start,
+                               right=end - pos, impurity=rec[F_IMP])
         return k, ev.STATUS_BUDGET
 
     return cart_kernel

@@ -18,7 +18,7 @@ the envelope of the leaf and all split envelopes. Ties: at a given alpha the tre
 smaller S wins (the limit from the right of the path), then the earlier action: the leaf, then candidates in
 generation order. At alpha = 0 this is "fewest errors, then fewest expected splits".
 
-Split generators (``params[P_GENERATOR]``):
+Split generators (``Params.generator``):
 
 * ``GEN_CART``: the split nodes of a best-first CART with ``budgets[d]`` leaves grown on the state's rows, in
   the order CART splits them (§5.2 "calls to CART", the reference code's ``max_leaf_nodes``). The CART is
@@ -76,6 +76,8 @@ wilt 274 (274), rice 298 (298) and, full, bank 8021 (7990), segment 16323 (16300
 accuracies. ``(8, 1, 1)`` in the reference code's unit (8 leaves, 7 root candidates) counts at most
 15 + 14 * 3 + 28 * 3 = 141 CART nodes, or 7 + 14 + 28 = 49 candidates (C_OPS).
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core import cart
@@ -87,10 +89,19 @@ from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS
 GEN_CART, GEN_TOPB, GEN_EXHAUSTIVE = 0, 1, 2
 GENERATORS = {"cart": GEN_CART, "topb": GEN_TOPB, "exhaustive": GEN_EXHAUSTIVE}
 
-# ---- parameters (float64) ----------------------------------------------------------------------------------
-(P_CRITERION, P_DEPTH, P_MIN_SPLIT, P_MIN_LEAF, P_MIN_DECREASE, P_GENERATOR, P_N_STATS, P_ALPHA, P_EPI,
- P_XLOGX, P_INTEGER_WEIGHTS) = range(11)
-N_PARAMS = 11
+# ---- the kernel's three groups ------------------------------------------------------------------------------
+#: Read-only options: the MDP's horizon D (``max_depth``), the penalty alpha, the split generator (``GEN_*``) and
+#: its per-depth ``budgets``, the inner CART's criterion and row minimums, the number of class weights (or target
+#: sums) ``n_stats``, the event records one iteration may write, and two arithmetic switches (entropy from the
+#: x log x ``table``; classification with integer weights, whose sums are exact in any order).
+Params = namedtuple("Params", "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
+                              "generator budgets n_stats alpha events_per_iteration xlogx_table integer_weights")
+#: Read-only problem: X and its transpose, the statistics' targets Y (class codes or centred targets), the centred
+#: targets Yc (regression), class codes yi (classification), row weights w, the x log x table and the feature
+#: layout ``lay`` (with its scratch vectors, below).
+Data = namedtuple("Data", "X XT Y Yc yi w table lay")
+#: Everything the search writes (a search stops and resumes between any two iterations; arrays described above).
+State = namedtuple("State", "LISTS scratch buf flag HS HP HSV MEMO LAID STACK SI SF CI CF PI PF WI WF counters")
 
 # ---- counters (int64) --------------------------------------------------------------------------------------
 (C_ITER, C_STATES, C_OPS, C_DUPLICATES, C_GEN_CALLS, C_SCANNED, C_TOP, C_PIECES, C_CANDS, C_WORK, C_DONE,
@@ -653,7 +664,8 @@ def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_l
     rounding of either formula, so a feature left out cannot hold a cut of minimal CART cost.
     Binned features are scanned from the histogram ``H`` (built here unless ``hist_ready`` says it holds it
     already) when that pays (``hist_pays``), else from a counting sort of the rows.
-    Counts the row-features scanned (histogram rows included) in C_SCANNED.
+    Counts the row-features scanned (histogram rows included) in C_SCANNED. Called once per node of an inner
+    CART: its arrays are passed one by one (a group costs a reference count per array and call).
     """
     FKIND, GBIN, BOFF, BVALS, TMP, CNT, _ = lay
     p = X.shape[1]
@@ -776,23 +788,33 @@ def _partition_lists(src, dst, a, b, n_left, flag):
 # ------------------------------------------------------------------------------------------------------------
 
 @njit
-def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats, min_split, min_leaf,
-                    min_decrease, stats, W, H, hist_ready, known, kids, nxt, laid, scratch, buf, flag, table,
-                    use_table, integer_weights, approx, lay, counters, out_f, out_t):
-    """The split nodes of CART(max_leaf_nodes = ``max_leaves``) grown on the rows of ``L[:, a:b]``, in the
-    order CART splits them; returns their number (at most ``max_leaves - 1``).
+def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, known, approx, c0):
+    """The split nodes of CART(max_leaf_nodes = ``budgets[depth]``, at least 2) grown on the rows
+    ``LISTS[depth, :, a:b]`` of a state, in the order CART splits them, written to CI / CF from row ``c0``;
+    returns their number (at most ``max_leaves - 1``).
 
     This is ``cart``'s best-first build (its kernel with ``max_leaf_nodes``, ``max_depth`` None, and total
     weight W of the rows, as scikit-learn fitting the subset): the same node records, frontier order and
     stopping rules, and ``presorted_best_split`` (= ``cart.best_split``) on lists partitioned in ``scratch``.
-    ``H`` holds the histogram of the rows if ``hist_ready``. It stops as soon as no frontier node can be split
+    ``HS[depth]`` holds the histogram of the rows if ``hist_ready``. It stops as soon as no frontier node can be split
     any more (their best splits are then never needed).
 
     The root's children are the DPDT children of the first candidate: their best splits (valid flag, feature,
-    threshold, position, cost) go to ``kids`` (right child first), and come back as ``known`` when those
-    children run their own CART, whose root split is then not scanned again; their lists go straight to the
-    next DPDT level ``nxt`` (if it exists; ``laid[0] = 1`` then), where that candidate needs them.
+    threshold, position, cost) go to ``MEMO[depth + 1]`` (right child first), and come back as ``known`` when
+    those children run their own CART, whose root split is then not scanned again; their lists go straight to
+    the next DPDT level ``LISTS[depth + 1]`` (if it exists; ``LAID[depth + 1] = 1`` then), where that candidate
+    needs them.
     """
+    X, XT, Y, Yc, yi, w, table, lay = data
+    criterion, n_stats, min_leaf = params.criterion, params.n_stats, params.min_samples_leaf
+    min_split, min_decrease = params.min_samples_split, params.min_impurity_decrease
+    use_table, integer_weights = params.xlogx_table, params.integer_weights
+    max_leaves = max(params.budgets[depth], 2)
+    L, H, kids, laid, scratch, flag, counters = (state.LISTS[depth], state.HS[depth], state.MEMO[depth + 1],
+                                                 state.LAID[depth + 1:], state.scratch, state.flag, state.counters)
+    nxt = state.LISTS[depth + 1] if depth + 1 < params.max_depth else scratch[:0]
+    out_f = state.CI[c0:, K_FEAT]
+    out_t = state.CF[c0:, KF_THR]
     rl = L.shape[0] - 1  # the rows-ascending list
     frontier = np.zeros((max_leaves + 2, cart.F_COLS))
     fc = np.zeros(5, dtype=np.int64)
@@ -805,7 +827,7 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
         f, thr, pos, cost = presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, stats,
                                                  W, table, use_table, integer_weights, approx, lay, H, hist_ready,
                                                  counters)
-    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, f, thr, pos, cost, W, W)
+    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, (f, thr, pos, cost), W, W)
     k = 0
     while fc[cart.C_FRONTIER] > 0:
         rec = cart.pop_frontier(frontier, fc, max_leaves)
@@ -829,7 +851,7 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
             src = L if depth == 0 else nxt
             mid = _partition_lists(src, dst, s, e, _flag_rows(XT, src[rl], s, e, f, thr, flag), flag)
         else:
-            mid = _partition_in_place(dst, s, e, _flag_rows(XT, dst[rl], s, e, f, thr, flag), flag, buf)
+            mid = _partition_in_place(dst, s, e, _flag_rows(XT, dst[rl], s, e, f, thr, flag), flag, state.buf)
         if depth == 0 and nxt.shape[0] > 0:
             laid[0] = 1
         for side in range(2):  # right child first, as the CART kernel pushes them
@@ -839,7 +861,7 @@ def cart_candidates(X, XT, Y, Yc, yi, w, L, a, b, max_leaves, criterion, n_stats
             cf, cthr, cpos, ccost = presorted_best_split(X, XT, Y, Yc, yi, w, dst, lo, hi, criterion, n_stats,
                                                          min_leaf, cs, cw, table, use_table, integer_weights, approx,
                                                          lay, lay[6], False, counters)
-            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, cf, cthr, cpos, ccost, cw, W)
+            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, (cf, cthr, cpos, ccost), cw, W)
             if depth == 0:
                 kids[side, 0] = 1.0
                 kids[side, 1] = cf
@@ -1042,35 +1064,399 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
     return stats, total, n
 
 
+# ------------------------------------------------------------------------------------------------------------
+# Algorithm 1: the depth-first build of the MDP with backward induction (§5.6), one step per iteration
+# ------------------------------------------------------------------------------------------------------------
+# A call of a numba function counts a reference (an atomic NRT_incref / NRT_decref pair) per array it is passed
+# (a group: per array of it), and taking a view (``STACK[top - 1]``) counts one too. An iteration at the horizon or
+# a backup does little else (with phases that took the groups, the reference counts were a third of a small
+# exhaustive search's time, perf), so the kernel decides each step from one frame with the scalar helpers
+# ``next_step`` and ``room_needed`` and the cheap steps take only the arrays they touch; ``expand_state``, whose
+# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (the record
+# level a compile-time constant).
+
+@njit
+def next_step(started, phase, depth, state, start, end, pcand, n_left, N):
+    """What the next iteration of the depth-first recursion does (Algorithm 1 with §5.6's order): expand the root,
+    expand the left (phase 0) or right (phase 1) child state of candidate ``pcand`` (``n_left`` rows go left) of
+    the state on top of the path (its frame: ``phase``, ``depth``, ``state``, rows ``start:end``), or, once both
+    are solved (phase 2), back that candidate up.
+
+    Returns (expand, (depth, a, b, side, parent, candidate)): the state's rows are ``LISTS[depth, -1, a:b]`` (of
+    the parent's level for a child at depth D), side 0 root, 1 left, 2 right."""
+    if not started:
+        return True, (0, 0, N, 0, -1, -1)
+    if phase == 2:
+        return False, (0, 0, N, 0, -1, pcand)
+    if phase == 0:
+        return True, (depth + 1, start, start + n_left, 1, state, pcand)
+    return True, (depth + 1, start + n_left, end, 2, state, pcand)
+
+
+@njit
+def max_candidates(generator, budget, n_rows, p):
+    """The most candidate splits the generator returns for a state of ``n_rows`` rows (§5.2): every cut (exhaustive),
+    the splits of a CART with ``budget`` leaves, or the top ``budget`` cuts."""
+    if generator == GEN_EXHAUSTIVE:
+        return max(n_rows - 1, 0) * p
+    if generator == GEN_CART:
+        return max(budget, 2) - 1
+    return budget
+
+
+@njit
+def room_needed(counters, need, capacity):
+    """Whether the tables hold the next step, checked before anything changes (a step is never half done):
+    ``need`` and ``capacity`` are the rows of (SI / SF, CI / CF, PI / PF, WI / WF) the step needs and the tables
+    have. Returns the GROW_* bits of the tables too small, with the rows they need in C_NEED_* (0: room enough)."""
+    grow = 0
+    for t in range(4):
+        if need[t] > capacity[t]:
+            grow |= GROW_STATES << t
+            counters[C_NEED_STATES + t] = need[t]
+    return grow
+
+
+@njit(inline="always")
+def state_rows(data, params, state, step):
+    """The rows of the state a step expands (§4: a state is (rows, depth)) and their statistics: a state of depth
+    < D gets its lists (the parent's, partitioned by the split, unless the parent's CART laid them out already)
+    and, for the CART generator, the histograms of its binned features. Returns (stats, W, n_rows)."""
+    depth, a, b, side, _, pcand = step
+    X, XT, Y, Yc, yi, w, table, lay = data
+    LISTS, CI, CF, HS, HSV = state.LISTS, state.CI, state.CF, state.HS, state.HSV
+    criterion, n_stats = params.criterion, params.n_stats
+    rl = LISTS.shape[1] - 1  # the rows-ascending list of each level
+    GBIN = lay[1]
+    use_hist = params.generator == GEN_CART and GBIN.shape[1] > 0
+    fr = state.STACK[max(state.counters[C_TOP] - 1, 0)]  # the parent's frame (a child's)
+    rows = LISTS[depth, rl]
+    if side == 1:  # the left child comes first: lay out both children's lists and histograms
+        a0 = fr[FR_START]
+        b0 = fr[FR_END]
+        n_left = CI[pcand, K_NLEFT]
+        if fr[FR_CUR] > 0 or state.LAID[depth] == 0:  # else the parent's CART laid them out
+            _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, CI[pcand, K_FEAT], CF[pcand, KF_THR], state.flag)
+            _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, state.flag)
+        if use_hist:
+            _children_hists(rows, a0, a0 + n_left, b0, GBIN, yi, Yc, w, criterion == cart.SQUARED_ERROR,
+                            HS[depth - 1], HS[depth], state.HP[depth - 1], HSV, depth)
+    elif side == 2 and use_hist:
+        HSV[depth] = HSV[params.max_depth + depth - 1]
+        if HSV[depth]:
+            HS[depth][:] = state.HP[depth - 1]
+    elif use_hist:
+        HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
+        if HSV[0]:
+            _build_hist(rows, a, b, GBIN, yi, Yc, w, criterion == cart.SQUARED_ERROR, HS[0])
+    stats, W = cart.node_stats(rows, a, b, Y, w, criterion, n_stats)
+    return stats, W, b - a
+
+
+@njit(inline="always")
+def leaf_action(criterion, stats, W, n_rows):
+    """The leaf action of a state (Algorithm 1's Q(s, leaf), in weight units): its loss E = W_s - max_k W_k
+    (misclassified weight) and its class, or W_s times CART's impurity (regression; class -1). Returns (E, imp,
+    class). A pure state has E = 0 exactly (the same sums); regression targets constant up to the rounding of
+    their sums (``_node_resolution``) count as E = 0."""
+    imp = cart.impurity_of(stats, W, criterion)
+    if criterion == cart.SQUARED_ERROR:
+        E = W * imp
+        if E <= _node_resolution(stats, n_rows):
+            E = 0.0
+        return E, imp, -1
+    majority = 0
+    for c in range(stats.shape[0]):
+        if stats[c] > stats[majority]:
+            majority = c
+    return W - stats[majority], imp, majority
+
+
+@njit(inline="always")
+def add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority):
+    """Append a state to the tables SI / SF (and link it to the candidate that leads to it); returns its id."""
+    depth, _, _, side, parent, pcand = step
+    s = counters[C_STATES]
+    counters[C_STATES] = s + 1
+    SI[s, S_PARENT] = parent
+    SI[s, S_DEPTH] = depth
+    SI[s, S_NROWS] = n_rows
+    SI[s, S_CSTART] = counters[C_CANDS]
+    SI[s, S_CLASS] = majority
+    SI[s, S_PCAND] = pcand if parent >= 0 else -1
+    SI[s, S_SIDE] = side
+    SF[s, SF_W] = W
+    SF[s, SF_E] = E
+    SF[s, SF_IMP] = imp
+    if parent >= 0:
+        if side == 1:
+            CI[pcand, K_LEFT] = s
+        else:
+            CI[pcand, K_RIGHT] = s
+    return s
+
+
+@njit(inline="always")
+def generate_candidates(data, params, state, step, stats, W, approx):
+    """The split generator of §5.2 on the state's rows: CART's split nodes (``cart_candidates``), the top-B cuts or
+    every cut (``all_cuts``), written to CI / CF from ``counters[C_CANDS]``; returns their number. Counts the
+    paper's operations (Table 1): the nodes of the inner CART tree (k splits, k + 1 leaves), or the cuts."""
+    depth, a, b, side, _, _ = step
+    counters = state.counters
+    c0 = counters[C_CANDS]
+    counters[C_GEN_CALLS] += 1
+    if params.generator == GEN_CART:
+        fr = state.STACK[max(counters[C_TOP] - 1, 0)]
+        known = state.MEMO[depth, 2 - side] if side > 0 and fr[FR_CUR] == 0 else state.MEMO[params.max_depth + 1, 0]
+        ready = data.lay[1].shape[1] > 0 and state.HSV[depth] == 1
+        n_cand = cart_candidates(data, params, state, depth, a, b, stats, W, ready, known, approx, c0)
+        counters[C_PAPER_OPS] += 2 * n_cand + 1
+        return n_cand
+    topb = params.generator == GEN_TOPB
+    feats, thrs, costs = all_cuts(data.X, data.Y, data.w, state.LISTS[depth], a, b, params.criterion, params.n_stats,
+                                  params.min_samples_leaf, stats, W, topb, data.lay)
+    counters[C_SCANNED] += (b - a) * data.X.shape[1]
+    if topb:
+        order = np.argsort(costs, kind="mergesort")
+        n_cand = min(params.budgets[depth], order.shape[0])
+        for t in range(n_cand):
+            state.CI[c0 + t, K_FEAT] = feats[order[t]]
+            state.CF[c0 + t, KF_THR] = thrs[order[t]]
+    else:
+        n_cand = feats.shape[0]
+        for t in range(n_cand):
+            state.CI[c0 + t, K_FEAT] = feats[t]
+            state.CF[c0 + t, KF_THR] = thrs[t]
+    counters[C_PAPER_OPS] += n_cand
+    return n_cand
+
+
+@njit(inline="always")
+def record_candidates(data, params, state, events, k, it, level, s, a, b):
+    """The actions of state s (§4): each candidate split's left-row count and p_left = W_l / W_s; a candidate
+    with an empty side (degenerate) or the same partition as an earlier one (duplicate) is not expanded.
+    Returns (k, index of the first candidate to expand, or -1: the state is a leaf)."""
+    XT, w = data.XT, data.w
+    SI, CI, CF, counters = state.SI, state.CI, state.CF, state.counters
+    depth, n_rows, c0, n_cand, W = SI[s, S_DEPTH], SI[s, S_NROWS], SI[s, S_CSTART], SI[s, S_NCAND], state.SF[s, SF_W]
+    rows = state.LISTS[min(depth, params.max_depth - 1), state.LISTS.shape[1] - 1]
+    first = -1
+    for t in range(n_cand):
+        c = c0 + t
+        f = CI[c, K_FEAT]
+        thr = CF[c, KF_THR]
+        x = XT[f]
+        nl = 0
+        wl = 0.0
+        for r in range(a, b):
+            i = rows[r]
+            if x[i] <= thr:
+                nl += 1
+                wl += w[i]
+        flags = 0
+        if nl == 0 or nl == n_rows:
+            flags = CAND_DEGENERATE
+        else:
+            counters[C_OPS] += 1
+            for u in range(c0, c):
+                if CI[u, K_FLAGS] == 0 and CI[u, K_FEAT] == f and CI[u, K_NLEFT] == nl:
+                    flags = CAND_DUPLICATE
+                    counters[C_DUPLICATES] += 1
+                    break
+        if flags == 0 and first < 0:
+            first = t
+        CI[c, K_STATE] = s
+        CI[c, K_NLEFT] = nl
+        CI[c, K_LEFT] = -1
+        CI[c, K_RIGHT] = -1
+        CI[c, K_FLAGS] = flags
+        CF[c, KF_PLEFT] = wl / W if W > 0.0 else 0.0
+        if level >= LEVEL_FULL:
+            k = emit_candidate(events, k, it, depth=depth, skip=flags, state=s, feature=f, threshold=thr, candidate=c,
+                               n_left=nl, n_right=n_rows - nl, p_left=CF[c, KF_PLEFT], generator=params.generator)
+    return k, first
+
+
+@njit(inline="always")
+def expand_state(data, params, state, events, k, it, level, step, approx):
+    """Expand a state (Algorithm 1's recursion, one state of the MDP of §4): its rows, its leaf action, its
+    candidate splits (§5.2); a state without a usable candidate is a leaf, solved at once, else it goes on the
+    path with its envelope started by the leaf line (a state of depth < D; ``horizon_state`` builds those at D).
+    Returns (k, the state if solved, else -1)."""
+    depth, a, b, _, _, _ = step
+    counters = state.counters
+    if counters[C_STARTED] == 0:
+        counters[C_STARTED] = 1
+        if level >= LEVEL_SUMMARY:
+            k = emit_search_started(events, k, 0, lower=0.0, upper=np.inf, i0=data.X.shape[0], i1=data.X.shape[1],
+                                    i2=params.max_depth, f0=params.alpha)
+    stats, W, n_rows = state_rows(data, params, state, step)
+    E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
+    s = add_state(state.SI, state.SF, state.CI, counters, step, n_rows, W, E, imp, majority)
+    n_cand = 0
+    if (depth < params.max_depth and E > 0.0 and n_rows >= params.min_samples_split
+            and n_rows >= 2 * params.min_samples_leaf):
+        n_cand = generate_candidates(data, params, state, step, stats, W, approx)
+    counters[C_CANDS] += n_cand
+    state.SI[s, S_NCAND] = n_cand
+    k, first = record_candidates(data, params, state, events, k, it, level, s, a, b)
+    if level >= LEVEL_SUMMARY:
+        k = state_expanded(state, events, k, it, params.alpha, step, s)
+    if first < 0:  # nothing to choose: a leaf, solved at once
+        leaf_solved(state.PF, state.PI, state.SI, counters, s, E)
+        return k, s
+    top = counters[C_TOP]
+    fr = state.STACK[top]
+    fr[FR_STATE] = s
+    fr[FR_START] = a
+    fr[FR_END] = b
+    fr[FR_DEPTH] = depth
+    fr[FR_CUR] = first
+    fr[FR_PHASE] = 0
+    fr[FR_WSTART] = counters[C_WORK]
+    fr[FR_WLEN] = 1
+    wi = counters[C_WORK]
+    _leaf_piece(state.WF, state.WI, wi, E)
+    counters[C_WORK] = wi + 1
+    counters[C_TOP] = top + 1
+    return k, -1
+
+
+@njit(inline="always")
+def horizon_state(XT, Y, w, rows, SI, SF, CI, CF, counters, params, frame, step):
+    """A state at the horizon D (Algorithm 1: its only action is the leaf): its rows are one side of the parent's
+    split of ``rows[frame[FR_START]:frame[FR_END]]`` (no lists at depth D), its leaf action, the state appended;
+    returns (state, E). Takes the arrays it reads, not the groups: it runs for most iterations of a deep search."""
+    pcand = step[5]
+    stats, W, n_rows = _side_stats(XT, Y, w, rows, frame[FR_START], frame[FR_END], CI[pcand, K_FEAT],
+                                   CF[pcand, KF_THR], step[3] == 1, params.criterion, params.n_stats)
+    E, imp, majority = leaf_action(params.criterion, stats, W, n_rows)
+    s = add_state(SI, SF, CI, counters, step, n_rows, W, E, imp, majority)
+    SI[s, S_NCAND] = 0
+    return s, E
+
+
+@njit(inline="always")
+def leaf_solved(PF, PI, SI, counters, s, E):
+    """State s has no usable action but its leaf: its envelope is the leaf line alone (solved at once)."""
+    h = counters[C_PIECES]
+    _leaf_piece(PF, PI, h, E)
+    counters[C_PIECES] = h + 1
+    SI[s, S_HSTART] = h
+    SI[s, S_HLEN] = 1
+
+
+@njit(inline="always")
+def state_expanded(state, events, k, it, alpha, step, s):
+    """The event of an expanded state s (its row in SI / SF)."""
+    SI, SF = state.SI, state.SF
+    return emit_state_expanded(events, k, it, depth=SI[s, S_DEPTH], side=SI[s, S_SIDE], state=s,
+                               parent_state=SI[s, S_PARENT], leaf_loss=SF[s, SF_E],
+                               upper=_incumbent(state.STACK, SI, SF, state.PF, state.WF, state.counters, alpha),
+                               n_samples=SI[s, S_NROWS], n_candidates=SI[s, S_NCAND], via_candidate=step[5],
+                               weight=SF[s, SF_W], impurity=SF[s, SF_IMP])
+
+
+@njit(inline="always")
+def bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level, pcand):
+    """Bellman's backup of candidate ``pcand`` of the state on top of the path, both children solved (Algorithm 1:
+    Q(s, a) = -alpha + p_l V(s_l) + p_r V(s_r), for every alpha at once): the Minkowski sum of the children's
+    envelopes shifted by W_s merged into the state's envelope. Moves to the next usable candidate; after the last
+    one the state is solved (its envelope stored, the frame popped). Takes the path's tables, not the State: it
+    runs once per candidate. Returns (k, the state if solved, else -1)."""
+    top = counters[C_TOP]
+    fr = STACK[top - 1]
+    left_state = CI[pcand, K_LEFT]
+    right_state = CI[pcand, K_RIGHT]
+    nm = SI[left_state, S_HLEN] + SI[right_state, S_HLEN] - 1
+    s = fr[FR_STATE]
+    Ws = SF[s, SF_W]
+    MF = np.empty((nm, 2))
+    MI = np.empty((nm, 3), dtype=np.int64)
+    nm = minkowski(PF, PI, SI[left_state, S_HSTART], SI[left_state, S_HLEN], SI[right_state, S_HSTART],
+                   SI[right_state, S_HLEN], Ws, pcand, MF, MI)
+    fr[FR_WLEN] = _merge_backup(WF, WI, fr[FR_WSTART], fr[FR_WLEN], MF, MI, nm)
+    counters[C_WORK] = fr[FR_WSTART] + fr[FR_WLEN]
+    counters[C_BACKUPS] += 1
+    if level >= LEVEL_SUMMARY:
+        alpha = params.alpha
+        h = best_piece(MF, 0, nm, alpha)
+        q = MF[h, E_] + alpha * MF[h, S_]
+        chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
+        k = emit_backup(events, k, it, depth=fr[FR_DEPTH], chosen=1 if chosen == pcand else 0, state=s,
+                        feature=CI[pcand, K_FEAT], Q=-q / Ws if Ws > 0.0 else 0.0,
+                        upper=_incumbent(STACK, SI, SF, PF, WF, counters, alpha),
+                        candidate=pcand, left_state=left_state, right_state=right_state,
+                        V_left=_state_value(PF, SI, SF, left_state, alpha),
+                        V_right=_state_value(PF, SI, SF, right_state, alpha))
+    # next usable candidate, or the state is solved
+    nxt = fr[FR_CUR] + 1
+    c0 = SI[s, S_CSTART]
+    while nxt < SI[s, S_NCAND] and CI[c0 + nxt, K_FLAGS] != 0:
+        nxt += 1
+    fr[FR_CUR] = nxt
+    fr[FR_PHASE] = 0
+    if nxt < SI[s, S_NCAND]:
+        return k, -1
+    h = counters[C_PIECES]
+    w0 = fr[FR_WSTART]
+    m = fr[FR_WLEN]
+    PF[h:h + m] = WF[w0:w0 + m]
+    PI[h:h + m] = WI[w0:w0 + m]
+    counters[C_PIECES] = h + m
+    SI[s, S_HSTART] = h
+    SI[s, S_HLEN] = m
+    counters[C_WORK] = w0
+    counters[C_TOP] = top - 1
+    return k, s
+
+
+@njit(inline="always")
+def state_solved(state, events, k, it, alpha, s):
+    """The event of a solved state: V(s) = max_a Q(s, a) and pi(s) at the search's alpha (Algorithm 1)."""
+    SI, SF, CI, CF = state.SI, state.SF, state.CI, state.CF
+    h = best_piece(state.PF, SI[s, S_HSTART], SI[s, S_HLEN], alpha)
+    act = state.PI[h, A_]
+    Wv = SF[s, SF_W]
+    return emit_state_solved(events, k, it, depth=SI[s, S_DEPTH], n_candidates=SI[s, S_NCAND], state=s,
+                             parent_state=SI[s, S_PARENT], feature=CI[act, K_FEAT] if act >= 0 else -1,
+                             V=_state_value(state.PF, SI, SF, s, alpha), action=act, pieces=SI[s, S_HLEN],
+                             leaf_class=SI[s, S_CLASS], Q_leaf=-SF[s, SF_E] / Wv if Wv > 0.0 else 0.0,
+                             threshold=CF[act, KF_THR] if act >= 0 else np.nan)
+
+
+@njit(inline="always")
+def extract_policy(state, events, k, it, alpha):
+    """T = E(pi*, s0) (Algorithm 1's last line), the root solved: the events of its best tree at alpha and of the
+    search's end."""
+    SI, PF, counters = state.SI, state.PF, state.counters
+    h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
+    W0 = max(state.SF[0, SF_W], 1e-300)  # all-zero weights: every loss is 0
+    value = (PF[h, E_] + alpha * PF[h, S_]) / W0
+    k = emit_policy(events, k, it, objective=value, upper=value, root_piece=h, path_length=SI[0, S_HLEN],
+                    states=counters[C_STATES], error=PF[h, E_] / W0, expected_splits=PF[h, S_] / W0)
+    return emit_terminated(events, k, it, optimal=0, lower=0.0, upper=value, value=value, i0=counters[C_STATES],
+                           i1=counters[C_OPS], i2=counters[C_BACKUPS])
+
+
 def make_kernel(level):
     """The DPDT kernel specialised for a record level (``LEVEL_*`` of ``odtlab.core.events``)."""
 
     @njit
-    def dpdt_kernel(X, XT, Y, Yc, yi, w, LISTS, scratch, buf, flag, table, lay, HS, HP, HSV, MEMO, LAID, budgets,
-                    params, STACK, SI, SF, CI, CF, PI, PF, WI, WF, counters, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations and about ``WORK_PER_CALL`` units of work (the
-        iteration that reaches it ends the call); return (n_events, status).
+    def dpdt_kernel(data, params, state, events, max_iterations):
+        """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
+        about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call); return (n_events,
+        status).
 
-        ``params``: see P_*; ``budgets[d]``: the generator's budget at depth d (CART's max_leaf_nodes, or the
-        number of top-B candidates). ``counters[C_CANDS]`` etc. hold every table's fill level.
+        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
+        ``state.counters[C_CANDS]`` etc. hold every table's fill level.
         """
-        criterion = np.int64(params[P_CRITERION])
-        D = np.int64(params[P_DEPTH])
-        min_split = np.int64(params[P_MIN_SPLIT])
-        min_leaf = np.int64(params[P_MIN_LEAF])
-        min_decrease = params[P_MIN_DECREASE]
-        generator = np.int64(params[P_GENERATOR])
-        n_stats = np.int64(params[P_N_STATS])
-        alpha = params[P_ALPHA]
-        epi = np.int64(params[P_EPI])
-        use_table = params[P_XLOGX] > 0.0
-        integer_weights = params[P_INTEGER_WEIGHTS] > 0.0
-        classification = criterion != cart.SQUARED_ERROR
-        N = X.shape[0]
-        p = X.shape[1]
-        rl = LISTS.shape[1] - 1  # the rows-ascending list of each level
-        GBIN = lay[1]
-        use_hist = generator == GEN_CART and GBIN.shape[1] > 0
+        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
+        XT, Y, w = data.XT, data.Y, data.w
+        LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
+        PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
+        D = params.max_depth
+        N, p = data.X.shape
         approx = np.empty(p)
         k = 0
         if counters[C_DONE] == 1:
@@ -1078,305 +1464,54 @@ def make_kernel(level):
         done = 0
         work = 0
         while done < max_iterations and work < WORK_PER_CALL:
-            if k + epi > events.shape[0]:
+            if k + params.events_per_iteration > events.shape[0]:
                 return k, STATUS_BUFFER
-            top = counters[C_TOP]
-            # ---- what this iteration does: expand a state (root, left or right child) or back up ----------
-            expand = True
-            depth = 0
-            a = 0
-            b = N
-            side = 0
-            parent = -1
-            pcand = -1
-            fr = STACK[0]
-            left_state = -1
-            right_state = -1
-            nm = 0
-            if counters[C_STARTED] == 1:
-                fr = STACK[top - 1]
-                phase = fr[FR_PHASE]
-                pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR]
-                if phase == 2:
-                    expand = False
-                else:
-                    depth = fr[FR_DEPTH] + 1
-                    parent = fr[FR_STATE]
-                    side = 1 + phase
-                    n_left = CI[pcand, K_NLEFT]
-                    if phase == 0:
-                        a = fr[FR_START]
-                        b = fr[FR_START] + n_left
-                    else:
-                        a = fr[FR_START] + n_left
-                        b = fr[FR_END]
-            # ---- room (checked before anything changes) ----------------------------------------------------
-            grow = 0
+            fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
+            started = counters[C_STARTED] == 1
+            pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
+            n_left = CI[pcand, K_NLEFT] if started else 0
+            expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
+                                     pcand, n_left, N)
             if expand:
-                max_c = 0
-                if depth < D:
-                    if generator == GEN_EXHAUSTIVE:
-                        max_c = max(b - a - 1, 0) * p
-                    elif generator == GEN_CART:
-                        max_c = max(budgets[depth], 2) - 1
-                    else:
-                        max_c = budgets[depth]
-                need_states = counters[C_STATES] + 1
-                need_cands = counters[C_CANDS] + max_c
-                need_pieces = counters[C_PIECES] + 1
-                need_work = counters[C_WORK] + 1
+                max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
+                    step[0] < D) else 0
+                need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
+                        counters[C_WORK] + 1)
             else:
-                left_state = CI[pcand, K_LEFT]
-                right_state = CI[pcand, K_RIGHT]
-                nm = SI[left_state, S_HLEN] + SI[right_state, S_HLEN] - 1
-                need_states = 0
-                need_cands = 0
-                need_pieces = counters[C_PIECES] + fr[FR_WLEN] + nm
-                need_work = fr[FR_WSTART] + fr[FR_WLEN] + nm
-            if need_states > SI.shape[0]:
-                grow |= GROW_STATES
-                counters[C_NEED_STATES] = need_states
-            if need_cands > CI.shape[0]:
-                grow |= GROW_CANDS
-                counters[C_NEED_CANDS] = need_cands
-            if need_pieces > PI.shape[0]:
-                grow |= GROW_PIECES
-                counters[C_NEED_PIECES] = need_pieces
-            if need_work > WI.shape[0]:
-                grow |= GROW_WORK
-                counters[C_NEED_WORK] = need_work
+                nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
+                need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
+            grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
             if grow:
                 counters[C_GROW] = grow
                 return k, STATUS_GROW
             counters[C_ITER] += 1
             done += 1
             it = counters[C_ITER]
-            solved = -1  # a state solved in this iteration
-            work += 1
-            if expand:
-                scanned = counters[C_SCANNED]
-                # ---------------- expansion ------------------------------------------------------------------
-                if counters[C_STARTED] == 0:
-                    counters[C_STARTED] = 1
-                    if level >= LEVEL_SUMMARY:
-                        k = emit_search_started(events, k, 0, lower=0.0, upper=np.inf, i0=N, i1=p, i2=D, f0=alpha)
-                if depth < D:
-                    rows = LISTS[depth, rl]
-                    if side == 1:  # the left child comes first: lay out both children's lists and histograms
-                        a0 = fr[FR_START]
-                        b0 = fr[FR_END]
-                        if fr[FR_CUR] > 0 or LAID[depth] == 0:  # else the parent's CART laid them out
-                            _flag_rows(XT, LISTS[depth - 1, rl], a0, b0, CI[pcand, K_FEAT], CF[pcand, KF_THR], flag)
-                            _partition_lists(LISTS[depth - 1], LISTS[depth], a0, b0, n_left, flag)
-                        if use_hist:
-                            _children_hists(rows, a0, a0 + n_left, b0, GBIN, yi, Yc, w, not classification,
-                                            HS[depth - 1], HS[depth], HP[depth - 1], HSV, depth)
-                    elif side == 2 and use_hist:
-                        HSV[depth] = HSV[D + depth - 1]
-                        if HSV[depth]:
-                            HS[depth][:] = HP[depth - 1]
-                    elif use_hist:
-                        HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
-                        if HSV[0]:
-                            _build_hist(rows, a, b, GBIN, yi, Yc, w, not classification, HS[0])
-                    stats, W = cart.node_stats(rows, a, b, Y, w, criterion, n_stats)
-                    n_rows = b - a
-                else:
-                    stats, W, n_rows = _side_stats(XT, Y, w, LISTS[depth - 1, rl], fr[FR_START], fr[FR_END],
-                                                   CI[pcand, K_FEAT], CF[pcand, KF_THR], side == 1, criterion,
-                                                   n_stats)
-                imp = cart.impurity_of(stats, W, criterion)
-                majority = -1
-                if classification:
-                    majority = 0
-                    for c in range(n_stats):
-                        if stats[c] > stats[majority]:
-                            majority = c
-                    E = W - stats[majority]  # 0 exactly for a pure state (the same sums): no purity cut-off
-                else:
-                    E = W * imp
-                    if E <= _node_resolution(stats, n_rows):  # constant targets up to the rounding of their sums
-                        E = 0.0
-                s = counters[C_STATES]
-                counters[C_STATES] = s + 1
-                SI[s, S_PARENT] = parent
-                SI[s, S_DEPTH] = depth
-                SI[s, S_NROWS] = n_rows
-                SI[s, S_CSTART] = counters[C_CANDS]
-                SI[s, S_CLASS] = majority
-                SI[s, S_PCAND] = pcand if parent >= 0 else -1
-                SI[s, S_SIDE] = side
-                SF[s, SF_W] = W
-                SF[s, SF_E] = E
-                SF[s, SF_IMP] = imp
-                if parent >= 0:
-                    if side == 1:
-                        CI[pcand, K_LEFT] = s
-                    else:
-                        CI[pcand, K_RIGHT] = s
-                # candidates
-                c0 = counters[C_CANDS]
-                n_cand = 0
-                known = MEMO[depth, 2 - side] if side > 0 and fr[FR_CUR] == 0 else MEMO[D + 1, 0]
-                if depth < D and E > 0.0 and n_rows >= min_split and n_rows >= 2 * min_leaf:
-                    counters[C_GEN_CALLS] += 1
-                    if generator == GEN_CART:
-                        ready = use_hist and HSV[depth] == 1
-                        leaves = max(budgets[depth], 2)
-                        nxt = LISTS[depth + 1] if depth + 1 < D else scratch[:0]
-                        n_cand = cart_candidates(X, XT, Y, Yc, yi, w, LISTS[depth], a, b, leaves,
-                                                 criterion, n_stats, min_split, min_leaf, min_decrease, stats, W,
-                                                 HS[depth], ready, known, MEMO[depth + 1], nxt, LAID[depth + 1:],
-                                                 scratch, buf, flag, table, use_table, integer_weights, approx, lay,
-                                                 counters, CI[c0:, K_FEAT], CF[c0:, KF_THR])
-                    else:
-                        feats, thrs, costs = all_cuts(X, Y, w, LISTS[depth], a, b, criterion, n_stats, min_leaf,
-                                                      stats, W, generator == GEN_TOPB, lay)
-                        counters[C_SCANNED] += n_rows * p
-                        if generator == GEN_TOPB:
-                            order = np.argsort(costs, kind="mergesort")
-                            n_cand = min(budgets[depth], order.shape[0])
-                            for t in range(n_cand):
-                                CI[c0 + t, K_FEAT] = feats[order[t]]
-                                CF[c0 + t, KF_THR] = thrs[order[t]]
-                        else:
-                            n_cand = feats.shape[0]
-                            for t in range(n_cand):
-                                CI[c0 + t, K_FEAT] = feats[t]
-                                CF[c0 + t, KF_THR] = thrs[t]
-                    # the paper's "operations" (Table 1): the nodes of the inner CART tree (k splits, k + 1
-                    # leaves), or the cuts a top-B / exhaustive generator returns
-                    counters[C_PAPER_OPS] += 2 * n_cand + 1 if generator == GEN_CART else n_cand
-                counters[C_CANDS] = c0 + n_cand
-                SI[s, S_NCAND] = n_cand
-                work += counters[C_SCANNED] - scanned + n_rows * (1 + n_cand)  # the scans, then the rows per cut
-                first = -1
-                rows = LISTS[min(depth, D - 1), rl]
-                for t in range(n_cand):
-                    c = c0 + t
-                    f = CI[c, K_FEAT]
-                    thr = CF[c, KF_THR]
-                    x = XT[f]
-                    nl = 0
-                    wl = 0.0
-                    for r in range(a, b):
-                        i = rows[r]
-                        if x[i] <= thr:
-                            nl += 1
-                            wl += w[i]
-                    flags = 0
-                    if nl == 0 or nl == n_rows:
-                        flags = CAND_DEGENERATE
-                    else:
-                        counters[C_OPS] += 1
-                        for u in range(c0, c):
-                            if CI[u, K_FLAGS] == 0 and CI[u, K_FEAT] == f and CI[u, K_NLEFT] == nl:
-                                flags = CAND_DUPLICATE
-                                counters[C_DUPLICATES] += 1
-                                break
-                    if flags == 0 and first < 0:
-                        first = t
-                    CI[c, K_STATE] = s
-                    CI[c, K_NLEFT] = nl
-                    CI[c, K_LEFT] = -1
-                    CI[c, K_RIGHT] = -1
-                    CI[c, K_FLAGS] = flags
-                    CF[c, KF_PLEFT] = wl / W if W > 0.0 else 0.0
-                    if level >= LEVEL_FULL:
-                        k = emit_candidate(events, k, it, depth=depth, skip=flags, state=s, feature=f, threshold=thr,
-                                           candidate=c, n_left=nl, n_right=n_rows - nl, p_left=CF[c, KF_PLEFT],
-                                           generator=generator)
+            if expand and step[0] == D:
+                solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
+                                          params, fr, step)
                 if level >= LEVEL_SUMMARY:
-                    k = emit_state_expanded(events, k, it, depth=depth, side=side, state=s, parent_state=parent,
-                                            leaf_loss=E, upper=_incumbent(STACK, WF, PF, SI, SF, counters, alpha),
-                                            n_samples=n_rows, n_candidates=n_cand, via_candidate=pcand, weight=W,
-                                            impurity=imp)
-                if first < 0:  # nothing to choose: a leaf, solved at once
-                    h = counters[C_PIECES]
-                    _leaf_piece(PF, PI, h, E)
-                    counters[C_PIECES] = h + 1
-                    SI[s, S_HSTART] = h
-                    SI[s, S_HLEN] = 1
-                    solved = s
-                else:
-                    fr = STACK[top]
-                    fr[FR_STATE] = s
-                    fr[FR_START] = a
-                    fr[FR_END] = b
-                    fr[FR_DEPTH] = depth
-                    fr[FR_CUR] = first
-                    fr[FR_PHASE] = 0
-                    fr[FR_WSTART] = counters[C_WORK]
-                    fr[FR_WLEN] = 1
-                    wi = counters[C_WORK]
-                    _leaf_piece(WF, WI, wi, E)
-                    counters[C_WORK] = wi + 1
-                    counters[C_TOP] = top + 1
+                    k = state_expanded(state, events, k, it, params.alpha, step, solved)
+                leaf_solved(PF, PI, SI, counters, solved, E)
+                work += step[2] - step[1]
+            elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
+                scanned, cands = counters[C_SCANNED], counters[C_CANDS]
+                k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
+                work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
             else:
-                # ---------------- Bellman backup of candidate pcand -------------------------------------------
-                s = fr[FR_STATE]
-                Ws = SF[s, SF_W]
-                MF = np.empty((nm, 2))
-                MI = np.empty((nm, 3), dtype=np.int64)
-                nm = minkowski(PF, PI, SI[left_state, S_HSTART], SI[left_state, S_HLEN], SI[right_state, S_HSTART],
-                               SI[right_state, S_HLEN], Ws, pcand, MF, MI)
-                fr[FR_WLEN] = _merge_backup(WF, WI, fr[FR_WSTART], fr[FR_WLEN], MF, MI, nm)
-                counters[C_WORK] = fr[FR_WSTART] + fr[FR_WLEN]
-                counters[C_BACKUPS] += 1
+                k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
+                                           step[5])
+                work += 1
+            if solved < 0:
+                continue
+            if level >= LEVEL_FULL:
+                k = state_solved(state, events, k, it, params.alpha, solved)
+            if counters[C_TOP] == 0:
+                counters[C_DONE] = 1
                 if level >= LEVEL_SUMMARY:
-                    h = best_piece(MF, 0, nm, alpha)
-                    q = MF[h, E_] + alpha * MF[h, S_]
-                    chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
-                    vl = _state_value(PF, SI, SF, left_state, alpha)
-                    vr = _state_value(PF, SI, SF, right_state, alpha)
-                    k = emit_backup(events, k, it, depth=fr[FR_DEPTH], chosen=1 if chosen == pcand else 0, state=s,
-                                    feature=CI[pcand, K_FEAT], Q=-q / Ws if Ws > 0.0 else 0.0,
-                                    upper=_incumbent(STACK, WF, PF, SI, SF, counters, alpha), candidate=pcand,
-                                    left_state=left_state, right_state=right_state, V_left=vl, V_right=vr)
-                # next usable candidate, or the state is solved
-                nxt = fr[FR_CUR] + 1
-                c0 = SI[s, S_CSTART]
-                while nxt < SI[s, S_NCAND] and CI[c0 + nxt, K_FLAGS] != 0:
-                    nxt += 1
-                fr[FR_CUR] = nxt
-                fr[FR_PHASE] = 0
-                if nxt == SI[s, S_NCAND]:
-                    h = counters[C_PIECES]
-                    w0 = fr[FR_WSTART]
-                    m = fr[FR_WLEN]
-                    PF[h:h + m] = WF[w0:w0 + m]
-                    PI[h:h + m] = WI[w0:w0 + m]
-                    counters[C_PIECES] = h + m
-                    SI[s, S_HSTART] = h
-                    SI[s, S_HLEN] = m
-                    counters[C_WORK] = w0
-                    counters[C_TOP] = top - 1
-                    solved = s
-            if solved >= 0:
-                if level >= LEVEL_FULL:
-                    h = best_piece(PF, SI[solved, S_HSTART], SI[solved, S_HLEN], alpha)
-                    act = PI[h, A_]
-                    Wv = SF[solved, SF_W]
-                    k = emit_state_solved(events, k, it, depth=SI[solved, S_DEPTH], n_candidates=SI[solved, S_NCAND],
-                                          state=solved, parent_state=SI[solved, S_PARENT],
-                                          feature=CI[act, K_FEAT] if act >= 0 else -1,
-                                          V=_state_value(PF, SI, SF, solved, alpha), action=act,
-                                          pieces=SI[solved, S_HLEN], leaf_class=SI[solved, S_CLASS],
-                                          Q_leaf=-SF[solved, SF_E] / Wv if Wv > 0.0 else 0.0,
-                                          threshold=CF[act, KF_THR] if act >= 0 else np.nan)
-                if counters[C_TOP] == 0:
-                    counters[C_DONE] = 1
-                    if level >= LEVEL_SUMMARY:
-                        h = best_piece(PF, SI[0, S_HSTART], SI[0, S_HLEN], alpha)
-                        W0 = max(SF[0, SF_W], 1e-300)  # all-zero weights: every loss is 0
-                        value = (PF[h, E_] + alpha * PF[h, S_]) / W0
-                        k = emit_policy(events, k, it, objective=value, upper=value, root_piece=h,
-                                        path_length=SI[0, S_HLEN], states=counters[C_STATES], error=PF[h, E_] / W0,
-                                        expected_splits=PF[h, S_] / W0)
-                        k = emit_terminated(events, k, it, optimal=0, lower=0.0, upper=value, value=value,
-                                            i0=counters[C_STATES], i1=counters[C_OPS], i2=counters[C_BACKUPS])
-                    return k, STATUS_DONE
-                STACK[counters[C_TOP] - 1, FR_PHASE] += 1
+                    k = extract_policy(state, events, k, it, params.alpha)
+                return k, STATUS_DONE
+            STACK[counters[C_TOP] - 1, FR_PHASE] += 1
         return k, STATUS_BUDGET
 
     return dpdt_kernel
@@ -1390,8 +1525,8 @@ def _state_value(PF, SI, SF, s, alpha):
     return -(PF[h, E_] + alpha * PF[h, S_]) / W if W > 0.0 else 0.0
 
 
-@njit
-def _incumbent(STACK, WF, PF, SI, SF, counters, alpha):
+@njit(inline="always")
+def _incumbent(STACK, SI, SF, PF, WF, counters, alpha):
     """L_alpha of the current policy (unfinished states as leaves): the root's envelope at ``alpha``."""
     W = SF[0, SF_W]
     if W <= 0.0:

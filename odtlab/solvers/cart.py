@@ -61,23 +61,20 @@ class CARTSolver(Solver):
         self.target_mean = (self.w @ self.Y) / total if task == "regression" and total > 0 else np.zeros(n_value)
         self.criterion = criterion
         cap = max(2 * n - 1, 1)
-        self.order = np.arange(n, dtype=np.int64)
-        self.frontier = np.zeros((n + 1, kernels.F_COLS))
-        self.split = np.zeros(cap, dtype=np.int8)
-        self.feature = np.full(cap, -1, dtype=np.int64)
-        self.threshold = np.full(cap, np.nan)
-        self.left = np.full(cap, -1, dtype=np.int64)
-        self.right = np.full(cap, -1, dtype=np.int64)
-        self.node_value = np.zeros((cap, n_value))
-        self.node_weight = np.zeros(cap)
-        self.node_impurity = np.zeros(cap)
-        self.node_depth = np.zeros(cap, dtype=np.int64)
-        self.counters = np.zeros(5, dtype=np.int64)
-        self.acc = np.zeros(kernels.N_ACC)
-        self.params = np.array([kernels.CRITERIA[criterion], -1 if max_depth is None else max_depth,
-                                min_samples_split, min_samples_leaf, min_impurity_decrease,
-                                -1 if max_leaf_nodes is None else max_leaf_nodes, self.w.sum(), n_stats],
-                               dtype=np.float64)
+        self.data = kernels.Data(self.X, self.Yk, self.w)
+        self.params = kernels.Params(
+            criterion=kernels.CRITERIA[criterion], max_depth=-1 if max_depth is None else int(max_depth),
+            min_samples_split=int(min_samples_split), min_samples_leaf=int(min_samples_leaf),
+            min_impurity_decrease=float(min_impurity_decrease),
+            max_leaf_nodes=-1 if max_leaf_nodes is None else int(max_leaf_nodes), total_weight=float(total),
+            n_stats=int(n_stats))
+        self.state = kernels.State(
+            order=np.arange(n, dtype=np.int64), frontier=np.zeros((n + 1, kernels.F_COLS)),
+            split=np.zeros(cap, dtype=np.int8), feature=np.full(cap, -1, dtype=np.int64),
+            threshold=np.full(cap, np.nan), left=np.full(cap, -1, dtype=np.int64),
+            right=np.full(cap, -1, dtype=np.int64), node_value=np.zeros((cap, n_value)), node_weight=np.zeros(cap),
+            node_impurity=np.zeros(cap), node_depth=np.zeros(cap, dtype=np.int64),
+            counters=np.zeros(kernels.N_COUNTERS, dtype=np.int64), acc=np.zeros(kernels.N_ACC))
         self.feature_names = None
         self.classes = None
         self._cached = (-1, None)
@@ -87,10 +84,7 @@ class CARTSolver(Solver):
         return cart_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        n, status = kernel(self.X, self.Yk, self.w, self.order, self.frontier, self.split, self.feature,
-                           self.threshold, self.left, self.right, self.node_value, self.node_weight,
-                           self.node_impurity, self.node_depth, self.counters, self.acc, self.params, events,
-                           max_iterations)
+        n, status = kernel(self.data, self.params, self.state, events, max_iterations)
         return int(n), int(status)
 
     def grow(self):
@@ -98,11 +92,11 @@ class CARTSolver(Solver):
 
     @property
     def iterations(self):
-        return int(self.counters[kernels.C_ITER])
+        return int(self.state.counters[kernels.C_ITER])
 
     @property
     def finished(self):
-        return bool(self.counters[kernels.C_DONE])
+        return bool(self.state.counters[kernels.C_DONE])
 
     def incumbent(self):
         """The tree built so far; nodes still on the frontier are leaves."""
@@ -114,9 +108,9 @@ class CARTSolver(Solver):
     def bounds(self):
         """(0, training loss of the incumbent): the kernel keeps the loss of the leaves made so far and of
         the frontier nodes (the incumbent's other leaves), so this is O(1), with no tree rebuilt."""
-        if self.counters[kernels.C_NODES] == 0 and self.counters[kernels.C_FRONTIER] == 0:
+        if self.state.counters[kernels.C_NODES] == 0 and self.state.counters[kernels.C_FRONTIER] == 0:
             return 0.0, self._leaf_loss()  # nothing run yet: the root as a leaf
-        return 0.0, float(self.acc[kernels.A_LEAVES] + self.acc[kernels.A_FRONTIER])
+        return 0.0, float(self.state.acc[kernels.A_LEAVES] + self.state.acc[kernels.A_FRONTIER])
 
     def _leaf_loss(self):
         if self.task == "classification":
@@ -124,26 +118,24 @@ class CARTSolver(Solver):
         return float(self.w @ (self.Yk ** 2).sum(axis=1))
 
     def stats(self):
-        return {"nodes": int(self.counters[kernels.C_NODES]), "leaves_made": int(self.counters[kernels.C_LEAVES])}
+        return {"nodes": int(self.state.counters[kernels.C_NODES]), "leaves_made": int(self.state.counters[kernels.C_LEAVES])}
 
     def nbytes(self):
-        return sum(a.nbytes for a in (self.order, self.frontier, self.split, self.feature, self.threshold,
-                                      self.left, self.right, self.node_value, self.node_weight,
-                                      self.node_impurity, self.node_depth))
+        return sum(a.nbytes for a in self.state)
 
     # -- trees -------------------------------------------------------------------------------------
     def _build_tree(self, collapse_below=None):
         """Tree of the decided nodes, frontier children as leaves; optionally pruned at ``collapse_below``."""
-        m = int(self.counters[kernels.C_NODES])
+        m = int(self.state.counters[kernels.C_NODES])
 
         def build(v):
             if v < 0 or v >= m:
                 return {"leaf": True}
             prune = collapse_below is not None and 0 <= self._collapse[v] <= collapse_below
-            if self.split[v] == 0 or prune:
+            if self.state.split[v] == 0 or prune:
                 return {"leaf": True}
-            return {"feature": int(self.feature[v]), "kind": "threshold", "threshold": float(self.threshold[v]),
-                    "children": [build(int(self.left[v])), build(int(self.right[v]))]}
+            return {"feature": int(self.state.feature[v]), "kind": "threshold", "threshold": float(self.state.threshold[v]),
+                    "children": [build(int(self.state.left[v])), build(int(self.state.right[v]))]}
 
         tree = Tree.from_dict(build(0), self.X.shape[1], task=self.task, classes=self.classes,
                               feature_names=self.feature_names)
@@ -155,9 +147,9 @@ class CARTSolver(Solver):
 
     def pruning_path(self):
         """Minimal cost-complexity pruning path of the finished tree (alphas, impurities)."""
-        m = int(self.counters[kernels.C_NODES])
+        m = int(self.state.counters[kernels.C_NODES])
         alphas, impurities, self._collapse = kernels.pruning_path(
-            self.left[:m], self.right[:m], self.split[:m], self.node_weight[:m], self.node_impurity[:m],
+            self.state.left[:m], self.state.right[:m], self.state.split[:m], self.state.node_weight[:m], self.state.node_impurity[:m],
             float(self.w.sum()))
         return alphas, impurities
 

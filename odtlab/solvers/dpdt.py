@@ -52,11 +52,10 @@ from odtlab.core import dpdt as kernels
 from odtlab.core._jit import as_ratio
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
-from odtlab.core import trees as tree_kernels
 from odtlab.search import Search, Solver
 from odtlab.solvers.cart import CARTSolver
 from odtlab.solvers import SolverSpec, register
-from odtlab.tree import LEAF, Tree
+from odtlab.tree import Tree
 
 ALGORITHM = "dpdt"
 GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
@@ -118,6 +117,13 @@ def depth_budgets(depth, budgets, generator, budget):
         elif generator == "topb":
             out[d] = 1 if b is None else max(1, b - 1 if budget == "leaves" else b)
     return out
+
+
+class _Table:
+    """A box holding one growable array while :func:`odtlab.memory.grow_rows` resizes it."""
+
+    def __init__(self, array):
+        self.array = array
 
 
 def _grown(cap, need):
@@ -211,18 +217,12 @@ class DPDTSolver(Solver):
         if criterion == "entropy" and integral and w.sum() <= 2 ** 20:
             v = np.arange(int(w.sum()) + 2, dtype=np.float64)
             self.table = np.where(v > 0, v * np.log2(np.maximum(v, 1.0)), 0.0)
-        self.params = np.zeros(kernels.N_PARAMS)
-        self.params[kernels.P_CRITERION] = cart_kernels.CRITERIA[criterion]
-        self.params[kernels.P_DEPTH] = depth
-        self.params[kernels.P_MIN_SPLIT] = min_samples_split
-        self.params[kernels.P_MIN_LEAF] = min_samples_leaf
-        self.params[kernels.P_MIN_DECREASE] = min_impurity_decrease
-        self.params[kernels.P_GENERATOR] = kernels.GENERATORS[generator]
-        self.params[kernels.P_N_STATS] = n_stats
-        self.params[kernels.P_ALPHA] = float(self.alpha)
-        self.params[kernels.P_EPI] = self.events_per_iteration
-        self.params[kernels.P_XLOGX] = 1.0 if self.table.size else 0.0
-        self.params[kernels.P_INTEGER_WEIGHTS] = 1.0 if self._integral else 0.0
+        self.params = kernels.Params(
+            criterion=cart_kernels.CRITERIA[criterion], max_depth=depth, min_samples_split=int(min_samples_split),
+            min_samples_leaf=int(min_samples_leaf), min_impurity_decrease=float(min_impurity_decrease),
+            generator=kernels.GENERATORS[generator], budgets=self.budgets, n_stats=n_stats, alpha=float(self.alpha),
+            events_per_iteration=self.events_per_iteration, xlogx_table=bool(self.table.size),
+            integer_weights=self._integral)
         self._layout(n_stats if task == "classification" else self.Y.shape[1] + 1)
         self.buf = np.zeros(n, dtype=np.int32)
         self.flag = np.zeros(n, dtype=np.uint8)
@@ -237,13 +237,16 @@ class DPDTSolver(Solver):
         self.WI = memory.zeros((64, 3), np.int64)
         self.WF = memory.zeros((64, 2), np.float64)
         self.counters = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
+        # the kernel's groups (the arrays above move into ``state``; the growable tables are replaced in ``grow``)
+        self.data = kernels.Data(self.X, self.XT, self.Yk, self.Yc, self.yi, self.w, self.table, self.lay)
+        self.state = kernels.State(**{name: self.__dict__.pop(name) for name in kernels.State._fields})
         self.feature_names = None
         self.classes = None
         self._greedy_tree = None
         self._ran = False  # whether the kernel was called (a search stopped before its first iteration too)
         self._cache = {}
         if not np.isfinite(self.slack):  # the centred targets' squares overflow: no loss can be compared
-            self.counters[kernels.C_DONE] = 1
+            self.state.counters[kernels.C_DONE] = 1
 
     def _layout(self, hist_columns):
         """Per-feature layout: features with few distinct values get histogram bins, the others presorted lists
@@ -288,10 +291,7 @@ class DPDTSolver(Solver):
         return dpdt_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        k, status = kernel(self.X, self.XT, self.Yk, self.Yc, self.yi, self.w, self.LISTS, self.scratch, self.buf,
-                           self.flag, self.table, self.lay, self.HS, self.HP, self.HSV, self.MEMO, self.LAID,
-                           self.budgets, self.params, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
-                           self.PF, self.WI, self.WF, self.counters, events, max_iterations)
+        k, status = kernel(self.data, self.params, self.state, events, max_iterations)
         self._ran = True
         return int(k), int(status)
 
@@ -299,7 +299,7 @@ class DPDTSolver(Solver):
         """Enlarge the table pairs the kernel asked for (doubling), in place (:func:`odtlab.memory.grow_rows`),
         then clear the request. Under ``memory_limit`` (set by :class:`~odtlab.search.Search`) a pair grows by
         what fits; when not even what the kernel needs fits, nothing changes and ``grow`` returns False."""
-        c = self.counters
+        c = self.state.counters
         what = int(c[kernels.C_GROW])
         others = self.nbytes()
         plan = []
@@ -309,8 +309,8 @@ class DPDTSolver(Solver):
                                  (kernels.GROW_WORK, kernels.C_NEED_WORK, ("WI", "WF"))):
             if not what & flag:
                 continue
-            current = getattr(self, pair[0]).shape[0]
-            row = sum(getattr(self, name)[:1].nbytes for name in pair)
+            current = getattr(self.state, pair[0]).shape[0]
+            row = sum(getattr(self.state, name)[:1].nbytes for name in pair)
             others -= current * row
             cap = memory.capacity(current, int(c[need]), _grown(current, int(c[need])), lambda r: r * row,
                                   others, self.memory_limit)
@@ -320,17 +320,25 @@ class DPDTSolver(Solver):
             plan.append((pair, cap))
         for pair, cap in plan:
             for name in pair:
-                memory.grow_rows(self, name, cap)
+                self._grow_table(name, cap)
         c[kernels.C_GROW] = 0
         return True
 
+    def _grow_table(self, name, rows):
+        """``state.<name>`` with ``rows`` rows (:func:`odtlab.memory.grow_rows`: in place when the state holds
+        the only reference to it)."""
+        holder = _Table(getattr(self.state, name))
+        self.state = self.state._replace(**{name: None})
+        memory.grow_rows(holder, "array", rows)
+        self.state = self.state._replace(**{name: holder.array})
+
     @property
     def iterations(self):
-        return int(self.counters[kernels.C_ITER])
+        return int(self.state.counters[kernels.C_ITER])
 
     @property
     def finished(self):
-        return bool(self.counters[kernels.C_DONE])
+        return bool(self.state.counters[kernels.C_DONE])
 
     def bounds(self):
         """(lower, upper) on the optimal L_alpha over the trees of depth <= max_depth.
@@ -420,44 +428,34 @@ class DPDTSolver(Solver):
 
     def _value(self, tree):
         """L_alpha(tree) = (weighted loss + alpha * weighted split passes) / W, as :meth:`bounds` counts it."""
-        W = float(self.w.sum())
-        sums = tree_kernels.node_sums(self.X, np.zeros((self.X.shape[0], 0)), self.w, *tree._arrays())
-        passes = float(sums[tree.split != LEAF, 0].sum())
-        pred = tree.predict_index(self.X)
-        if self.task == "classification":
-            loss = float(self.w[pred != self.y].sum())
-        else:
-            loss = float((self.w @ (pred.reshape(self.Y.shape) - self.Y) ** 2).mean())
-        return (loss + float(self.alpha) * passes) / W
+        return tree.dpdt_objective(self.X, self.y if self.task == "classification" else self.Y, self.alpha,
+                                   sample_weight=self.w)
 
     def stats(self):
-        c = self.counters
+        c = self.state.counters
         out = {"states": int(c[kernels.C_STATES]), "operations": int(c[kernels.C_PAPER_OPS]),
                "candidates": int(c[kernels.C_OPS]), "duplicates": int(c[kernels.C_DUPLICATES]),
                "generator_calls": int(c[kernels.C_GEN_CALLS]),
                "backups": int(c[kernels.C_BACKUPS]), "scanned": int(c[kernels.C_SCANNED])}
         if self.finished:
-            out["path_length"] = int(self.SI[0, kernels.S_HLEN])
+            out["path_length"] = int(self.state.SI[0, kernels.S_HLEN])
         return out
 
     def nbytes(self):
-        return sum(a.nbytes for a in (self.X, self.XT, self.Y, self.Yc, self.w, self.LISTS, self.scratch, self.buf,
-                                      self.flag, self.table, self.STACK, self.SI, self.SF, self.CI, self.CF, self.PI,
-                                      self.PF, self.WI, self.WF, self.HS, self.HP, self.HSV,
-                                      self.MEMO, self.LAID) + self.lay)
+        return sum(a.nbytes for a in (*self.data[:-1], *self.data.lay, *self.state))
 
     # -- the root's envelope and trees ----------------------------------------------------------------
     def _root_envelope(self):
         """The root's envelope as (E, S) and (action, left piece, right piece) arrays in alpha order: the one
         being built while the root is on the path, its final one after; (None, None) before the first step."""
-        c = self.counters
+        c = self.state.counters
         if not c[kernels.C_STARTED]:
             return None, None
         if c[kernels.C_TOP] > 0:
-            w0, m = int(self.STACK[0, kernels.FR_WSTART]), int(self.STACK[0, kernels.FR_WLEN])
-            return self.WF[w0:w0 + m], self.WI[w0:w0 + m]
-        h, m = int(self.SI[0, kernels.S_HSTART]), int(self.SI[0, kernels.S_HLEN])
-        return self.PF[h:h + m], self.PI[h:h + m]
+            w0, m = int(self.state.STACK[0, kernels.FR_WSTART]), int(self.state.STACK[0, kernels.FR_WLEN])
+            return self.state.WF[w0:w0 + m], self.state.WI[w0:w0 + m]
+        h, m = int(self.state.SI[0, kernels.S_HSTART]), int(self.state.SI[0, kernels.S_HLEN])
+        return self.state.PF[h:h + m], self.state.PI[h:h + m]
 
     def _root_lines(self):
         """The root's envelope as [(E, S, action, left piece, right piece)], or None before the first step."""
@@ -488,12 +486,12 @@ class DPDTSolver(Solver):
     def _subtree(self, action, left, right):
         if action < 0:
             return {"leaf": True}
-        return {"feature": int(self.CI[action, kernels.K_FEAT]), "kind": "threshold",
-                "threshold": float(self.CF[action, kernels.KF_THR]),
+        return {"feature": int(self.state.CI[action, kernels.K_FEAT]), "kind": "threshold",
+                "threshold": float(self.state.CF[action, kernels.KF_THR]),
                 "children": [self._piece_tree(left), self._piece_tree(right)]}
 
     def _piece_tree(self, h):
-        return self._subtree(int(self.PI[h, 0]), int(self.PI[h, 1]), int(self.PI[h, 2]))
+        return self._subtree(int(self.state.PI[h, 0]), int(self.state.PI[h, 1]), int(self.state.PI[h, 2]))
 
     def _make_tree(self, node):
         tree = Tree.from_dict(node, self.X.shape[1], task=self.task, classes=self.classes,
@@ -548,12 +546,12 @@ class DPDTSolver(Solver):
             if action < 0:
                 best = "the leaf"
             else:
-                f = int(self.CI[action, kernels.K_FEAT])
+                f = int(self.state.CI[action, kernels.K_FEAT])
                 name = self.feature_names[f] if self.feature_names is not None else f"x{f}"
-                best = f"candidate {action} ({name} <= {float(self.CF[action, kernels.KF_THR]):.6g})"
+                best = f"candidate {action} ({name} <= {float(self.state.CF[action, kernels.KF_THR]):.6g})"
             return event.caption(self.feature_names).replace(f"best action {action},", f"best action {best},", 1)
         if event.name == "BellmanBackup":
-            thr = float(self.CF[int(event.candidate), kernels.KF_THR])
+            thr = float(self.state.CF[int(event.candidate), kernels.KF_THR])
             return event.caption(self.feature_names).replace("split on ", "split ", 1).replace(
                 ") =", f" <= {thr:.6g}) =", 1)
         return event.caption(self.feature_names)

@@ -39,10 +39,10 @@ class CARTSource:
         self.s = solver
         self.m = int(m)
         self.root = 0 if self.m > 0 else ("pending", -1, 0)
-        split = solver.split[:self.m]
+        split = solver.state.split[:self.m]
         parent = np.full(self.m, -1, dtype=np.int64)
         spl = np.flatnonzero(split == 1)
-        for side in (solver.left, solver.right):
+        for side in (solver.state.left, solver.state.right):
             c = side[spl]
             ok = (c >= 0) & (c < self.m)
             parent[c[ok]] = spl[ok]
@@ -50,11 +50,11 @@ class CARTSource:
         self.splits = int(spl.size)
 
     def child(self, v, is_left):
-        c = int((self.s.left if is_left else self.s.right)[v])
+        c = int((self.s.state.left if is_left else self.s.state.right)[v])
         return c if 0 <= c < self.m else ("pending", v, int(is_left))
 
     def kids(self, key):
-        if isinstance(key, tuple) or self.s.split[key] != 1:
+        if isinstance(key, tuple) or self.s.state.split[key] != 1:
             return []
         return [self.child(key, 1), self.child(key, 0)]
 
@@ -66,10 +66,10 @@ class CARTSource:
         return THRESHOLD
 
     def feature(self, key):
-        return int(self.s.feature[key])
+        return int(self.s.state.feature[key])
 
     def threshold(self, key):
-        return float(self.s.threshold[key])
+        return float(self.s.state.threshold[key])
 
     def solver_id(self, key):
         """The solver's id of a node (decided now or later), or -1 if the search has not reached it yet."""
@@ -77,20 +77,20 @@ class CARTSource:
             return key
         _, p, is_left = key
         if p < 0:
-            return 0 if self.s.counters[kernels.C_NODES] > 0 else -1
-        return int((self.s.left if is_left else self.s.right)[p])
+            return 0 if self.s.state.counters[kernels.C_NODES] > 0 else -1
+        return int((self.s.state.left if is_left else self.s.state.right)[p])
 
     def stats(self, key):
         """(class counts or target means, weighted rows) of a node."""
         s = self.s
         v = self.solver_id(key)
         if v >= 0:  # the kernel's sums (of centred targets, for regression: the mean is added back below)
-            value, weight = s.node_value[v], float(s.node_weight[v])
+            value, weight = s.state.node_value[v], float(s.state.node_weight[v])
         else:  # still on the solver's frontier: count its rows
             _, p, is_left = key
-            rows = s.frontier[:s.counters[kernels.C_FRONTIER]]
+            rows = s.state.frontier[:s.state.counters[kernels.C_FRONTIER]]
             r = np.flatnonzero((rows[:, kernels.F_PARENT] == p) & (rows[:, kernels.F_LEFT] == is_left))[0]
-            idx = s.order[int(rows[r, kernels.F_START]):int(rows[r, kernels.F_END])]
+            idx = s.state.order[int(rows[r, kernels.F_START]):int(rows[r, kernels.F_END])]
             weight = float(s.w[idx].sum())
             if s.task == "classification":
                 value = np.bincount(s.y[idx], weights=s.w[idx], minlength=s.K).astype(np.float64)
@@ -113,7 +113,7 @@ class CARTAdapter(Adapter):
 
     def __init__(self, solver):
         super().__init__(solver)
-        self.m0 = int(solver.counters[kernels.C_NODES])  # nodes decided before the recording started
+        self.m0 = int(solver.state.counters[kernels.C_NODES])  # nodes decided before the recording started
         loss = "training errors" if solver.task == "classification" else "training squared error"
         self.bound_labels = (f"{loss} (upper)", "lower bound (CART proves none)")
 
