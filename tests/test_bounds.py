@@ -4,6 +4,7 @@ A sound bound finds the oracle's optimum, with every value it contributed verifi
 one is caught naming its subproblem; bad functions get a clear error; the kernel compiled for a bound is not
 compiled again for the next bound, nor by the next process.
 """
+from fractions import Fraction
 import os
 from pathlib import Path
 import subprocess
@@ -119,16 +120,16 @@ def test_bad_bounds_get_a_clear_error(bound, error, text):
         MurTreeClassifier(max_depth=3, greedy_start=False, lower_bound=bound).fit(X, y)
 
 
-def uses_a_dict(counts, depth, nodes):
-    return float(len({"a": counts}))  # plain Python runs it; numba cannot type a dict of arrays by str here
+def uses_a_fraction(counts, depth, nodes):
+    return float(Fraction(int(counts.min()), 2))  # plain Python runs it; numba has no Fraction
 
 
 @pytest.mark.skipif(not COMPILED, reason="numba compiles the bound only when the kernels are compiled")
 def test_a_bound_numba_cannot_compile_gets_a_clear_error():
     X = np.array([[0], [1]] * 2)
     y = np.array([0, 1] * 2)
-    with pytest.raises(TypeError, match=r"numba cannot compile lower_bound uses_a_dict as float64"):
-        MurTreeClassifier(max_depth=1, lower_bound=uses_a_dict).fit(X, y)
+    with pytest.raises(TypeError, match=r"numba cannot compile lower_bound uses_a_fraction as float64"):
+        MurTreeClassifier(max_depth=1, lower_bound=uses_a_fraction).fit(X, y)
 
 
 def test_a_regressor_refuses_a_bound():
@@ -161,3 +162,13 @@ def test_a_second_process_loads_the_bound_kernel_from_the_disk_cache(tmp_path):
             for _ in range(2)]
     first, second = (eval(r.stdout.strip().splitlines()[-1]) for r in runs)
     assert first[0] == 1 and second == [0, 1, first[2]]  # compiled once, then loaded: same optimum
+
+
+def test_the_registry_passes_a_bound_by_name_as_the_cli_and_the_runner_do():
+    from odtlab import solvers
+    est = solvers.make_estimator("murtree", depth=1, lower_bound="odtlab.bounds:trivial", check_bound=1)
+    assert est.get_params()["lower_bound"] == "odtlab.bounds:trivial"
+    X, y = np.array([[0], [1]] * 3), np.array([0, 1, 1, 1, 0, 1])
+    assert est.fit(X, y).result_.objective == binary_optimum(X, y, 1).value
+    with pytest.raises(ValueError, match="'nosuch:f' names no function"):
+        solvers.make_estimator("murtree", depth=1, lower_bound="nosuch:f").fit(X, y)
