@@ -1315,7 +1315,10 @@ def raise_by_user_bound(bound, state, d, nn, lb):
     return lb
 
 
-@overload(user_lower_bound, inline="always")
+# Not ``inline="always"``: numba 0.68.1 then miscompiled the kernel (the depth-two solver's incremental counting
+# was never chosen: tests/test_golden.py -k MurTree failed compiled, passed as plain Python); as plain calls
+# LLVM inlines them and the golden traces hold.
+@overload(user_lower_bound)
 def _user_lower_bound(bound, state, d, nn, lb):
     if isinstance(bound, types.NoneType):
         return lambda bound, state, d, nn, lb: lb
@@ -1327,7 +1330,7 @@ def bound_stop(bound):
     return bound is not None and bound.log[BL_STATUS] != BOUND_NONE
 
 
-@overload(bound_stop, inline="always")
+@overload(bound_stop)
 def _bound_stop(bound):
     if isinstance(bound, types.NoneType):
         return lambda bound: False
