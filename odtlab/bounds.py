@@ -100,6 +100,12 @@ def compile_bound(bound, counts, depth, nodes):
     except Exception as exc:
         raise TypeError(f"lower_bound failed {where}: {type(exc).__name__}: {exc}") from exc
     check_value(value, where)
+    return compiled(fn)
+
+
+def compiled(fn):
+    """The kernel's form of the plain function ``fn``: a cfunc of :func:`signature` (compiled once per function),
+    or ``fn`` itself when the kernels run as plain Python."""
     if not COMPILED:
         return fn
     if fn not in _COMPILED:

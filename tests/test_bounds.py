@@ -172,3 +172,15 @@ def test_the_registry_passes_a_bound_by_name_as_the_cli_and_the_runner_do():
     assert est.fit(X, y).result_.objective == binary_optimum(X, y, 1).value
     with pytest.raises(ValueError, match="'nosuch:f' names no function"):
         solvers.make_estimator("murtree", depth=1, lower_bound="nosuch:f").fit(X, y)
+
+
+def test_a_search_with_a_bound_pickles_and_resumes():
+    import pickle
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 2, size=(60, 5)), rng.integers(0, 5, size=60)
+    solver = MurTreeSolver(X, y, max_depth=3, max_nodes=3, lower_bound=classes_left)
+    search = Search(solver, record="none")
+    search.run(max_iterations=2)
+    again = pickle.loads(pickle.dumps(search))
+    result = again.run()
+    assert result.status == "optimal" and again.solver.exact_bounds()[1] == binary_optimum(X, y, 3, 3).value

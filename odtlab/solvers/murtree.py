@@ -398,10 +398,23 @@ class MurTreeSolver(Solver):
             if regression:
                 raise ValueError("lower_bound is for classification (a bound on misclassifications from class "
                                  "counts); MurTreeRegressor takes none")
-            fn = bounds.compile_bound(lower_bound, cls, depth, nodes)
+            self.bound_function = bounds.python_function(lower_bound)
+            fn = bounds.compile_bound(self.bound_function, cls, depth, nodes)
             self.user_bound = mt.UserBound(fn=fn, check=int(bool(check_bound)),
                                            log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64),
                                            value=np.zeros(1, dtype=np.float64))
+
+    def __getstate__(self):
+        """A user's bound pickles as its Python function (a compiled cfunc does not pickle)."""
+        state = dict(self.__dict__)
+        if self.user_bound is not None:
+            state["user_bound"] = self.user_bound._replace(fn=None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.user_bound is not None:
+            self.user_bound = self.user_bound._replace(fn=bounds.compiled(self.bound_function))
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
