@@ -1188,6 +1188,15 @@ State = namedtuple("State", "pool bkeys frames fcost fcls fcounts fchild forder 
                             "cnt_cost din dout diag act d2 d2f sing scratch cand htab meta keys ent_lb ent_cost "
                             "ent_tree tpool")
 
+#: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn(counts, d, n)``, a compiled
+#: first-class function (or a plain Python function without numba); ``check`` = 1 stops the kernel after each
+#: call whose bound ``fn`` raised, so the solver can verify it; ``log`` (int64, ``BL_*``) and ``value``
+#: (float64[1]) describe the last such call. The kernel takes ``None`` instead when no bound is given.
+UserBound = namedtuple("UserBound", "fn check log value")
+BL_STATUS, BL_D, BL_N, BL_START, BL_LEN, BL_RAISES = range(6)
+N_BOUND_LOG = 6
+BOUND_NONE, BOUND_RAISED, BOUND_INVALID = 0, 1, 2
+
 
 # ------------------------------------------------------------------------------------------------------
 # pieces of the kernel
@@ -1274,6 +1283,60 @@ def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
             store_optimum(data, state, cidx, bslot, outc[b], out[b, O_NODES], adepth, code)
 
 
+def user_lower_bound(bound, state, d, nn, lb):
+    """Algorithm 1 line 4 with a researcher's bound: LB(D, d, n) = max(lb, ceil(fn(counts of D, d, n))) (a sound
+    bound on integer misclassifications may be rounded up). A NaN or negative value, and in check mode every value
+    that raised ``lb``, is logged in ``bound.log`` with its subproblem (its rows are ``pool[start:start+len]``),
+    and the kernel stops after this iteration (:func:`bound_stop`). Returns the call's lower bound."""
+    if bound is None:
+        return lb
+    return raise_by_user_bound(bound, state, d, nn, lb)
+
+
+def raise_by_user_bound(bound, state, d, nn, lb):
+    """:func:`user_lower_bound` when a bound is given."""
+    v = bound.fn(state.reg_cls, d, nn)
+    log = bound.log
+    if not v >= 0.0:  # NaN or negative: the solver raises, naming the subproblem
+        log[BL_STATUS] = BOUND_INVALID
+    elif v > lb:
+        c = INF if v >= INF else np.int64(np.ceil(v))
+        if c > lb:
+            log[BL_RAISES] += 1
+            lb = c
+            if bound.check == 1:
+                log[BL_STATUS] = BOUND_RAISED
+    if log[BL_STATUS] != BOUND_NONE:
+        bound.value[0] = v
+        log[BL_D] = d
+        log[BL_N] = nn
+        log[BL_START] = state.reg[RG_START]
+        log[BL_LEN] = state.reg[RG_LEN]
+    return lb
+
+
+# Not ``inline="always"``: numba 0.68.1 then miscompiled the kernel (the depth-two solver's incremental counting
+# was never chosen: tests/test_golden.py -k MurTree failed compiled, passed as plain Python); as plain calls
+# LLVM inlines them and the golden traces hold.
+@overload(user_lower_bound)
+def _user_lower_bound(bound, state, d, nn, lb):
+    if isinstance(bound, types.NoneType):
+        return lambda bound, state, d, nn, lb: lb
+    return raise_by_user_bound
+
+
+def bound_stop(bound):
+    """True when the iteration logged a user bound's value for the solver (:func:`user_lower_bound`)."""
+    return bound is not None and bound.log[BL_STATUS] != BOUND_NONE
+
+
+@overload(bound_stop)
+def _bound_stop(bound):
+    if isinstance(bound, types.NoneType):
+        return lambda bound: False
+    return lambda bound: bound.log[BL_STATUS] != BOUND_NONE
+
+
 # ------------------------------------------------------------------------------------------------------
 # the phases of one iteration. Those that write events take the record level, a constant of the kernel, and
 # are inlined into it, so a kernel compiled for level "none" carries no event code. Every function that takes
@@ -1357,7 +1420,7 @@ def cache_lookup(params, state):
 
 
 @njit(inline="always")
-def solve_subtree(data, params, state, events, k, it, level, use_sim):
+def solve_subtree(data, params, state, events, k, it, level, use_sim, bound):
     """Algorithm 1 (SolveSubtree) on the call register (D, d, n, UB): resolved at once when UB < 0 (line 1), n or
     d is 0 (a leaf), the cache holds the optimum (line 3), the lower bound (cached, raised by the similarity
     bound, line 4) exceeds UB (line 6) or meets the leaf (line 7), or d <= 2 (line 8, Algorithm 4); else a
@@ -1402,6 +1465,7 @@ def solve_subtree(data, params, state, events, k, it, level, use_sim):
     sim1 = -1
     if use_sim:
         k, lb, sim0, sim1 = similarity_lower_bound(data, params, state, events, k, it, level, lb)
+    lb = user_lower_bound(bound, state, d, nn, lb)
     if lb > ub:
         regc[RC_COST] = INF
         regc[RC_LB] = lb
@@ -2099,8 +2163,9 @@ def make_kernel(level, regression=False):
     """
 
     @njit
-    def murtree_kernel(data, params, state, events, max_iterations):
-        """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status).
+    def murtree_kernel(data, params, state, events, max_iterations, bound):
+        """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status). ``bound``: a
+        :data:`UserBound` (a researcher's lower bound, :func:`user_lower_bound`) or None.
 
         One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
         the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events."""
@@ -2128,7 +2193,7 @@ def make_kernel(level, regression=False):
             g_miss = ccost[CC_G_MISS]
             g_nodes = counters[C_G_NODES]
             lower_before = ccost[CC_LOWER]
-            k, resolved = solve_subtree(data, params, state, events, k, it, level, use_sim)
+            k, resolved = solve_subtree(data, params, state, events, k, it, level, use_sim, bound)
             k = return_up(data, params, state, events, k, it, level, use_sim, resolved)
             anytime_incumbent(params, state)
             k = report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_before)
@@ -2139,6 +2204,8 @@ def make_kernel(level, regression=False):
                                            / params.alpha_q,
                                            i0=counters[C_CALLS], i1=counters[C_D2], i2=counters[C_NDS])
                 return k, ev.STATUS_DONE
+            if bound_stop(bound):  # the solver checks the bound's value before the search goes on
+                break
         if counters[C_DONE] == 1:
             return k, ev.STATUS_DONE
         return k, ev.STATUS_BUDGET

@@ -1,0 +1,186 @@
+"""A researcher's own lower bound in MurTree (issue 18, step 5; odtlab.bounds).
+
+A sound bound finds the oracle's optimum, with every value it contributed verified by ``check_bound``; an unsound
+one is caught naming its subproblem; bad functions get a clear error; the kernel compiled for a bound is not
+compiled again for the next bound, nor by the next process.
+"""
+from fractions import Fraction
+import os
+from pathlib import Path
+import subprocess
+import sys
+import textwrap
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from odtlab import MurTreeClassifier
+from odtlab.bounds import UnsoundBoundError
+from odtlab.bruteforce import binary_optimum
+from odtlab.core._jit import COMPILED
+from odtlab.search import Search
+from odtlab.solvers.murtree import MurTreeSolver
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def classes_left(counts, depth, nodes):
+    """n feature nodes make at most n + 1 leaves, which predict at most n + 1 classes: every row of the other
+    classes is misclassified, at least the weight of the K - (n + 1) smallest classes."""
+    s = np.sort(counts)
+    k = len(s) - (nodes + 1)
+    return float(s[:k].sum()) if k > 0 else 0.0
+
+
+def leaf_cost(counts, depth, nodes):
+    """Unsound: the leaf's misclassifications, as if no split could help."""
+    return float(counts.sum() - counts.max())
+
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(2, 16))
+    p = draw(st.integers(1, 4))
+    K = draw(st.integers(2, 5))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=p, max_size=p), min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
+    depth = draw(st.integers(1, 3))
+    nodes = draw(st.one_of(st.none(), st.integers(1, 2 ** depth - 1)))
+    similarity = draw(st.booleans())
+    return X, y, depth, nodes, similarity
+
+
+def solve(X, y, **kw):
+    solver = MurTreeSolver(X, y, n_classes=int(np.max(y)) + 1, **kw)
+    return solver, Search(solver, record="none").run()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_a_sound_bound_finds_the_oracles_optimum_and_passes_its_check(problem):
+    X, y, depth, nodes, similarity = problem
+    kw = dict(max_depth=depth, max_nodes=nodes, similarity_bound=similarity)
+    own, result = solve(X, y, lower_bound=classes_left, check_bound=True, **kw)
+    default, _ = solve(X, y, **kw)
+    optimum = binary_optimum(X, y, depth, nodes).value
+    assert result.status == "optimal"
+    assert own.exact_bounds() == default.exact_bounds() == (optimum, optimum)
+    assert result.tree.murtree_objective(X, y, 0, exact=True) == optimum
+
+
+def test_the_class_bound_raises_bounds_and_each_raise_is_verified():
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 2, size=(80, 5)), rng.integers(0, 6, size=80)
+    est = MurTreeClassifier(max_depth=3, max_nodes=3, lower_bound=classes_left, check_bound=True,
+                            keep_search=True).fit(X, y)
+    solver = est.search_.solver
+    assert solver.user_bound.log[1 + 4] > 0  # BL_RAISES: the bound did raise subproblems' bounds
+    assert len(solver.checked_bounds) > 0  # ... and each distinct one was solved and compared
+    assert est.result_.objective == binary_optimum(X, y, 3, 3).value
+
+
+def test_an_unsound_bound_is_caught_naming_the_subproblem():
+    X = np.array([[0], [0], [1], [1]] * 3)
+    y = np.array([0, 0, 1, 1] * 3)  # one split is perfect; the leaf misclassifies 6
+    kw = dict(max_depth=1, greedy_start=False, lower_bound=leaf_cost)  # greedy would find the split: UB = -1
+    with pytest.raises(UnsoundBoundError, match=r"depth 1 and 1 feature nodes .*weight 12, class counts "
+                                                r"\[6, 6\]\) it returned 6\.0, but the optimal subtree there "
+                                                r"misclassifies 0"):
+        MurTreeClassifier(check_bound=True, **kw).fit(X, y)
+    # unchecked, the same bound silently returns a wrong "optimum": the reason for check_bound
+    wrong = MurTreeClassifier(**kw).fit(X, y)
+    assert wrong.result_.objective == 6 > binary_optimum(X, y, 1).value == 0
+
+
+def negative_below_root(counts, depth, nodes):
+    return -1.0 if depth < 3 else 0.0
+
+
+def nan_bound(counts, depth, nodes):
+    return np.nan
+
+
+@pytest.mark.parametrize("bound, error, text", [
+    (3, InvalidParameterError, "lower_bound"),
+    (lambda counts, depth: 0.0, TypeError, r"three arguments \(counts, depth, nodes\)"),
+    (lambda counts, depth, nodes: (0.0, 1.0), TypeError, "must return a number .* tuple"),
+    (lambda counts, depth, nodes: "0", TypeError, "must return a number .* str"),
+    (nan_bound, ValueError, r"must return a number >= 0 .* nan on the whole training set"),
+    (lambda counts, depth, nodes: -2, ValueError, r"returned -2\.0 on the whole training set"),
+    (lambda counts, depth, nodes: counts["x"], TypeError, "lower_bound failed on the whole training set"),
+    (negative_below_root, ValueError, r"returned -1\.0 on the subproblem with depth 2 and \d feature nodes \(\d+ distinct rows"),
+])
+def test_bad_bounds_get_a_clear_error(bound, error, text):
+    X = np.array([[0, 1, 0], [1, 0, 1], [1, 1, 0], [0, 0, 1], [0, 1, 1], [1, 0, 0]] * 2)
+    y = np.array([0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 0, 1])
+    with pytest.raises(error, match=text):
+        MurTreeClassifier(max_depth=3, greedy_start=False, lower_bound=bound).fit(X, y)
+
+
+def uses_a_fraction(counts, depth, nodes):
+    return float(Fraction(int(counts.min()), 2))  # plain Python runs it; numba has no Fraction
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba compiles the bound only when the kernels are compiled")
+def test_a_bound_numba_cannot_compile_gets_a_clear_error():
+    X = np.array([[0], [1]] * 2)
+    y = np.array([0, 1] * 2)
+    with pytest.raises(TypeError, match=r"numba cannot compile lower_bound uses_a_fraction as float64"):
+        MurTreeClassifier(max_depth=1, lower_bound=uses_a_fraction).fit(X, y)
+
+
+def test_a_regressor_refuses_a_bound():
+    with pytest.raises(ValueError, match="lower_bound is for classification"):
+        MurTreeSolver(np.array([[0], [1]]), np.array([0.0, 1.0]), task="regression", lower_bound=classes_left)
+
+
+CHILD = """
+import numpy as np, json, sys
+from odtlab import MurTreeClassifier
+from odtlab.core import murtree as mt
+from odtlab.core import events as core
+sys.path.insert(0, {tests!r})
+from test_bounds import classes_left
+rng = np.random.default_rng(0)
+X, y = rng.integers(0, 2, size=(40, 4)), rng.integers(0, 5, size=40)
+est = MurTreeClassifier(max_depth=2, lower_bound=classes_left, record="none").fit(X, y)
+kernel = mt.kernel(core.LEVEL_NONE)
+print(json.dumps([int(sum(kernel.stats.cache_misses.values())), int(sum(kernel.stats.cache_hits.values())),
+                  int(est.result_.objective)]))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not COMPILED, reason="numba's disk cache")
+def test_a_second_process_loads_the_bound_kernel_from_the_disk_cache(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    code = CHILD.format(tests=str(ROOT / "tests"))
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+            for _ in range(2)]
+    first, second = (eval(r.stdout.strip().splitlines()[-1]) for r in runs)
+    assert first[0] == 1 and second == [0, 1, first[2]]  # compiled once, then loaded: same optimum
+
+
+def test_the_registry_passes_a_bound_by_name_as_the_cli_and_the_runner_do():
+    from odtlab import solvers
+    est = solvers.make_estimator("murtree", depth=1, lower_bound="odtlab.bounds:trivial", check_bound=1)
+    assert est.get_params()["lower_bound"] == "odtlab.bounds:trivial"
+    X, y = np.array([[0], [1]] * 3), np.array([0, 1, 1, 1, 0, 1])
+    assert est.fit(X, y).result_.objective == binary_optimum(X, y, 1).value
+    with pytest.raises(ValueError, match="'nosuch:f' names no function"):
+        solvers.make_estimator("murtree", depth=1, lower_bound="nosuch:f").fit(X, y)
+
+
+def test_a_search_with_a_bound_pickles_and_resumes():
+    import pickle
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 2, size=(60, 5)), rng.integers(0, 5, size=60)
+    solver = MurTreeSolver(X, y, max_depth=3, max_nodes=3, lower_bound=classes_left)
+    search = Search(solver, record="none")
+    search.run(max_iterations=2)
+    again = pickle.loads(pickle.dumps(search))
+    result = again.run()
+    assert result.status == "optimal" and again.solver.exact_bounds()[1] == binary_optimum(X, y, 3, 3).value
