@@ -1,9 +1,9 @@
 """Bring your own lower bound: a researcher's bound as a small Python function, compiled into a kernel.
 
-MurTree (Demirović et al., JMLR 2022) prunes a subtree problem (D, d, n, UB) when a lower bound on its optimal
-cost exceeds UB (Algorithm 1 lines 4-6) and returns the leaf when the bound meets the leaf's cost (line 7). Its
-own bounds are the cache's stored bounds (§4.6, Prop. 10-11) and the similarity bound (§4.5, Eq. 9). A user's
-bound is a function of the subproblem's **class counts**::
+MurTree (Demirović et al., JMLR 2022) prunes a subtree problem (D, d, n, UB) when a lower bound on its optimal cost
+exceeds UB (Algorithm 1 lines 22-24) and returns the leaf when the bound meets the leaf's cost (lines 25-26). Its
+own bounds are the cache's stored bounds (§4.6, Prop. 10-11) and the similarity bound (§4.5, Eq. 9). A user's bound
+is a function of the subproblem's **class counts**::
 
     def lower_bound(counts, depth, nodes):
         # counts: int64 array, counts[k] = weight of the rows of D with class k (length K)
@@ -22,10 +22,10 @@ How it gets into the kernel (numba 0.68.1, measured on the 2-core CI machine; ``
 
 * **chosen: a first-class function.** :func:`compile_bound` compiles the function alone as a ``numba.cfunc``
   of the signature :data:`SIGNATURE`, and the kernel takes it as an argument typed by that signature, so the
-  kernel is compiled once for every bound (and cached on disk under a key that does not depend on the bound:
+  kernel is compiled once for all bounds (and cached on disk under a key that does not depend on the bound:
   a second process loads it). A new bound costs its own compile only: 0.05-0.1 s (0.8-2.4 s for the first
   cfunc of a process, numba's one-off start-up). A call through the function pointer costs about 20 ns more
-  than an inlined call (1e6 calls: 0.05 s against 0.03 s), once per subtree call.
+  than an inlined call (1e6 calls: 0.05 s against 0.03 s), at most once per subtree call.
 * **rejected: a closure or a dispatcher-typed argument.** numba then specialises the whole kernel for each
   bound, 15-35 s per new bound, and a function defined in a notebook or script is not found in the disk
   cache by the next process (measured: a second process recompiled).

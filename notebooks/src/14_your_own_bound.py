@@ -2,10 +2,11 @@
 # # 14. Research: your own bound
 #
 # MurTree prunes a subtree problem $(\mathcal{D}, d, n, UB)$ when a lower bound on its optimal cost
-# $T(\mathcal{D}, d, n)$ exceeds $UB$ (Algorithm 1, lines 4–6), and returns the leaf when the bound meets the
-# leaf's cost (line 7). Its bounds are the cache's (§4.6.3–4.6.4: the cost of a solved subtree, Eq. 17 after a
+# $T(\mathcal{D}, d, n)$ exceeds $UB$ (Algorithm 1, lines 22–24), and returns the leaf when the bound equals the
+# leaf's cost (lines 25–26). Its bounds are the cache's (§4.6.3–4.6.4: the cost of a solved subtree, Eq. 17 after a
 # failed search, Prop. 11 from a larger budget), the similarity bound (§4.5, Eq. 9), and **0** when the cache has
-# nothing (§4.6.4). This chapter replaces that 0 by a bound of our own, written as a small Python function:
+# nothing (§4.6.4). This chapter adds a bound of our own, combined with MurTree's by taking the larger (so it
+# replaces the 0 where the cache has nothing), written as a small Python function:
 #
 # ```python
 # def my_bound(counts, depth, nodes):   # counts[k]: weight of the rows of D with class k
@@ -14,12 +15,12 @@
 # ```
 #
 # The search uses the larger of the function's value (rounded up: costs are integers) and its own bound.
-# odtlab compiles the function alone as a first-class numba function; the kernel, compiled once for every
-# bound, calls it through a pointer (the numbers behind that choice are in `odtlab.bounds`).
+# odtlab compiles the function alone as a first-class numba function; the kernel, compiled once and shared by
+# all bounds, calls it through a pointer (the numbers behind that choice are in `odtlab.bounds`).
 #
-# We write a weaker and a stronger variant of the trivial bound, prove the stronger one, check both against the
-# brute-force oracle, measure them on benchmark sets with the experiment runner, and watch `check_bound` catch
-# an unsound one.
+# We write the paper's trivial bound 0 as a function (`zero`), a stronger sound bound (`classes_left`), which we
+# prove, and an unsound one (`leaf_cost`); we check them against the brute-force oracle, measure them on
+# benchmark sets with the experiment runner, and watch `check_bound` catch the unsound one.
 
 # %%
 import json
@@ -39,8 +40,8 @@ pd.set_option("display.width", 160)
 # ## 1. Three bounds
 #
 # `zero` is the paper's bound for a subproblem the cache knows nothing about. `classes_left` is stronger
-# wherever a subtree has fewer leaves than its data has classes. `leaf_cost` claims that no split ever helps:
-# it is **not** a lower bound.
+# wherever a subtree has fewer leaves ($n + 1$) than its data has classes of positive weight. `leaf_cost`
+# claims that no split ever helps: it is **not** a lower bound.
 
 # %%
 def zero(counts, depth, nodes):
@@ -72,6 +73,8 @@ print([classes_left(counts, 2, n) for n in range(4)], zero(counts, 2, 1), leaf_c
 
 # %% [markdown]
 # With 0 feature nodes (one leaf) the bound is the leaf's cost, 11 - 5 = 6; each extra node frees one more class.
+# (The search itself never asks about 0 nodes: a subtree with no node left is its leaf.) With 3 nodes, 4 leaves
+# and 4 classes of positive weight, it is 0.
 
 # %%
 assert [classes_left(counts, 2, n) for n in range(4)] == [6.0, 3.0, 1.0, 0.0]
@@ -123,9 +126,10 @@ except UnsoundBoundError as error:
 # ## 4. On benchmark sets, with the experiment runner
 #
 # The runner takes the bound by name, `"module:function"`; in this process (`n_jobs=1`) our functions live in
-# the notebook's module `__main__`. Four multi-class sets (3 to 7 classes) and two two-class `dl/` sets, at depth
-# 3 with at most 3 feature nodes, and with the sparse objective (misclassifications + 1 per feature node,
-# Algorithm 6, which asks for budgets 1, 2, ... in turn). `None` is MurTree's own bound alone.
+# the notebook's module `__main__`. Four multi-class sets (3 to 7 classes) and two two-class `dl/` sets, in two
+# settings: depth 3 with at most 3 feature nodes, and depth 3 with the sparse objective (misclassifications + 1
+# per feature node, no node limit beyond the depth's 7; Algorithm 6 asks for budgets 1, 2, ..., 7 in turn).
+# `None` is MurTree's own bound alone.
 
 # %%
 DATA = ["branches/zoo-f", "branches/lymph-f", "branches/balance-f", "branches/car-eval-f", "dl/vote", "dl/anneal"]
@@ -159,8 +163,8 @@ assert (wide["zero"] == wide["None"]).all()
 # The iterations are subtree calls (Algorithm 1). `zero` never raises a bound, so it runs exactly MurTree's
 # search. On zoo with 3 nodes, `classes_left` at the root is the weight of the 7 - 4 = 3 lightest classes, 17,
 # the optimum: the greedy tree the search starts from costs 17 too, and the root's bound proves it optimal in
-# one call. On zoo with the sparse objective it saves a fifth of the calls; elsewhere the count changes by a few
-# calls either way (up to 8 more on car-eval): a stronger bound is not always a faster search.
+# one call. On zoo with the sparse objective it saves a fifth of the calls; elsewhere the count is unchanged or
+# grows by a few calls (up to 8 more, on car-eval): a stronger bound is not always a faster search.
 
 # %%
 assert wide.loc[("branches/zoo-f", "3 nodes"), "classes_left"] == 1
@@ -169,9 +173,11 @@ zoo_sparse = wide.loc[("branches/zoo-f", "alpha 1")]
 assert zoo_sparse["classes_left"] <= 0.8 * zoo_sparse["None"]
 more = wide["classes_left"] - wide["None"]
 assert more.max() == 8 and more.idxmax()[0] == "branches/car-eval-f"
+assert (more.drop("branches/zoo-f", level=0) >= 0).all()
 
 # %% [markdown]
-# Time (not checked: it depends on the machine) includes one call of the bound per subtree call:
+# Time (not checked: it depends on the machine) includes at most one call of the bound per subtree call (none
+# when $UB < 0$, when no depth or node is left, or when the cache holds the optimum):
 
 # %%
 print(table.pivot_table(index=rows, columns="bound", values="seconds")[["None", "zero", "classes_left"]]
@@ -180,8 +186,9 @@ print(table.pivot_table(index=rows, columns="bound", values="seconds")[["None", 
 # %% [markdown]
 # ## 5. What a new bound costs
 #
-# The first fit with a new function compiles the function alone, not the kernel: 0.05–0.1 s measured on an idle
-# machine (`odtlab.bounds`), 1.5 s when this chapter was built on a loaded one (the time is not checked).
+# The first fit with a new function compiles the function alone, not the kernel: 0.05–0.1 s (`odtlab.bounds`);
+# the first function of a process also pays numba's start-up (0.8–2.4 s), and a function already in numba's
+# disk cache is only loaded (the time printed below is not checked).
 
 # %%
 def smallest_class(counts, depth, nodes):  # sound: with fewer leaves than classes, some class is lost

@@ -120,21 +120,21 @@ emit_cache_hit = ev.event_kind(
      "feasible": "flags", "stored_lb": "lower", "level": "node"},
     "Cache hit: optimum {cost:.6g} with {tree_nodes} nodes for {n_rows} rows, depth {d}, "
     "budget {nodes} (UB {ub:.6g})",
-    "Algorithm 1 line 3: an optimal subtree is cached for (D, d, n).").emit
+    "Algorithm 1 lines 9-14: an optimal subtree is cached for (D, d, n).").emit
 MT_LB_PRUNE = 98
 emit_lower_bound_prune = ev.event_kind(
     MT_LB_PRUNE, "LowerBoundPrune", "murtree",
     {"d": "depth", "n_rows": "i0", "nodes": "i1", "weight": "i2", "lb": "lower", "ub": "upper", "negative_ub": "flags",
      "level": "node"},
     "Pruned: lower bound {lb:.6g} > UB {ub:.6g} ({n_rows} rows, depth {d})",
-    "Algorithm 1 lines 1 and 6: UB < 0 or LB > UB, no tree within the bound.").emit
+    "Algorithm 1 lines 2-3 and 22-24: UB < 0 or LB > UB, no tree within the bound.").emit
 MT_SIMILARITY = 99
 emit_similarity_bound = ev.event_kind(
     MT_SIMILARITY, "SimilarityBound", "murtree",
     {"d": "depth", "n_rows": "i0", "nodes": "i1", "out_weight": "i2", "old_lb": "value", "lb": "lower",
      "ub": "upper", "level": "node"},
     "Similarity bound (Eq. 9): LB {old_lb:.6g} -> {lb:.6g} ({n_rows} rows, |D_out| = {out_weight})",
-    "Algorithm 1 line 4: an archived dataset's bound minus the rows it has that D lacks.").emit
+    "Algorithm 1 lines 15-21: an archived dataset's bound minus the rows it has that D lacks.").emit
 MT_DEPTH_TWO = 100
 emit_depth_two_solve = ev.event_kind(
     MT_DEPTH_TWO, "DepthTwoSolve", "murtree",
@@ -1284,10 +1284,11 @@ def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
 
 
 def user_lower_bound(bound, state, d, nn, lb):
-    """Algorithm 1 line 4 with a researcher's bound: LB(D, d, n) = max(lb, ceil(fn(counts of D, d, n))) (a sound
-    bound on integer misclassifications may be rounded up). A NaN or negative value, and in check mode every value
-    that raised ``lb``, is logged in ``bound.log`` with its subproblem (its rows are ``pool[start:start+len]``),
-    and the kernel stops after this iteration (:func:`bound_stop`). Returns the call's lower bound."""
+    """Algorithm 1 line 22 (the lower bound LB) with a researcher's bound: LB(D, d, n) = max(lb, ceil(fn(counts of
+    D, d, n))) (a sound bound on integer misclassifications may be rounded up). A NaN or negative value, and in
+    check mode every value that raised ``lb``, is logged in ``bound.log`` with its subproblem (its rows are
+    ``pool[start:start+len]``), and the kernel stops after this iteration (:func:`bound_stop`). Returns the call's
+    lower bound."""
     if bound is None:
         return lb
     return raise_by_user_bound(bound, state, d, nn, lb)
@@ -1421,10 +1422,11 @@ def cache_lookup(params, state):
 
 @njit(inline="always")
 def solve_subtree(data, params, state, events, k, it, level, use_sim, bound):
-    """Algorithm 1 (SolveSubtree) on the call register (D, d, n, UB): resolved at once when UB < 0 (line 1), n or
-    d is 0 (a leaf), the cache holds the optimum (line 3), the lower bound (cached, raised by the similarity
-    bound, line 4) exceeds UB (line 6) or meets the leaf (line 7), or d <= 2 (line 8, Algorithm 4); else a
-    general-case frame is opened (Algorithm 2). Returns (events written so far, resolved)."""
+    """Algorithm 1 (SolveSubtree) on the call register (D, d, n, UB): resolved at once when UB < 0 (lines 2-3), n
+    or d is 0 (a leaf, lines 4-8), the cache holds the optimum (lines 9-14), the lower bound (cached, raised by the
+    similarity bound, lines 15-22) exceeds UB (lines 23-24) or meets the leaf (lines 25-26), or d <= 2 (lines
+    27-32, Algorithm 4); else a general-case frame is opened (line 33, Algorithm 2). Returns (events written so
+    far, resolved)."""
     reg, regc, counters = state.reg, state.regc, state.counters
     d = reg[RG_D]
     nn = reg[RG_N]
@@ -1514,7 +1516,7 @@ def leaf_budget(state, events, k, it, level):
 
 @njit(inline="always")
 def cached_optimum(state, events, k, it, level, slot):
-    """Algorithm 1 line 3: the cache holds the optimum of (D, d, n) (§4.6.3); it is returned when within UB, and is
+    """Algorithm 1 lines 9-14: the cache holds the optimum of (D, d, n) (§4.6.3); it is returned when within UB, and is
     the call's lower bound either way."""
     reg, regc, top = state.reg, state.regc, state.counters[C_TOP]
     cidx = reg[RT_CIDX]
@@ -1541,7 +1543,7 @@ def cached_optimum(state, events, k, it, level, slot):
 
 @njit(inline="always")
 def similarity_lower_bound(data, params, state, events, k, it, level, lb):
-    """Algorithm 1 line 4 (§4.5): raise the call's lower bound ``lb`` by Eq. 9 from the two data sets archived at
+    """Algorithm 1 lines 15-21 (§4.5): raise the call's lower bound ``lb`` by Eq. 9 from the two data sets archived at
     its depth, and store a raised bound in the cache (Prop. 11). Returns (k, lb, sim0, sim1); sim_j is the
     distance |D_in| + |D_out| to archived data set j (-1: not measured), reused by :func:`archive_update`."""
     reg, regc, counters = state.reg, state.regc, state.counters
@@ -1572,7 +1574,7 @@ def similarity_lower_bound(data, params, state, events, k, it, level, lb):
 
 @njit(inline="always")
 def solve_depth_two(data, params, state, events, k, it, level, lb, sim0, sim1, use_sim):
-    """Algorithm 1 line 8: a subtree of depth 2 (Algorithm 4, :func:`depth_two`) or 1 (:func:`stump`). Its optima
+    """Algorithm 1 lines 27-32: a subtree of depth 2 (Algorithm 4, :func:`depth_two`) or 1 (:func:`stump`). Its optima
     for every budget it computed go into the cache and the lower bounds (and the similarity archive); the
     tree for the call's budget is returned when within UB."""
     reg, regc, counters = state.reg, state.regc, state.counters
@@ -1798,7 +1800,8 @@ def next_configuration(data, params, state, top):
     """Algorithm 2's loops over features and node splits, from where frame ``top`` stands: call the second child
     of the current configuration, or split on the next useful feature (Prop. 2: not a degenerate split) and
     call the first child of the next configuration (Algorithm 3, :func:`call_child`). Stops when the incumbent
-    meets the lower bound (line 6) or the features are exhausted. Returns True when a call is loaded."""
+    meets the lower bound (Algorithm 2 lines 10-11) or the features are exhausted. Returns True when a call is
+    loaded."""
     fr = state.frames[top]
     fc = state.fcost[top]
     tie = state.ccost[CC_TIE]
