@@ -227,8 +227,8 @@ class Search:
         """One kernel call, growing arrays as asked: ``(records, status)``; status is the kernel's, or
         "memory_limit" when the state cannot grow within ``memory_limit`` (the bytes the search may hold,
         :func:`odtlab.memory.state_budget`), or "time_limit" when a growth step would end past ``deadline``
-        (a ``perf_counter`` time; a step is estimated at twice the last). The process's resident memory is
-        sampled after every kernel call and every growth step."""
+        (a ``perf_counter`` time; a step is estimated at twice the last, its compilation left out). The
+        process's resident memory is sampled after every kernel call and every growth step."""
         kernel = self.solver.kernel(core.LEVELS[level])
         self._recorded = self._recorded or level != "none"
         parts = []
@@ -249,9 +249,9 @@ class Search:
             self.solver.memory_limit = (None if memory_limit is None
                                         else memory_limit - self._memory() + self.solver.nbytes())
             t0 = time.perf_counter()
-            with memory.deferred_interrupt():
+            with memory.deferred_interrupt(), warmup.compile_clock() as compiling:
                 grown = self.solver.grow()
-            self._grow_seconds = time.perf_counter() - t0
+                self._grow_seconds = time.perf_counter() - t0 - compiling()  # a first growth may compile a helper
             self._sample_rss()
             if grown is False or (memory_limit is not None and self._memory() > memory_limit):
                 status = "memory_limit"
