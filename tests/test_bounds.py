@@ -23,6 +23,7 @@ from odtlab.bruteforce import binary_optimum
 from odtlab.core._jit import COMPILED
 from odtlab.search import Search
 from odtlab.solvers.murtree import MurTreeSolver
+from strategies import labelled_binary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,11 +43,7 @@ def leaf_cost(counts, depth, nodes):
 
 @st.composite
 def problems(draw):
-    n = draw(st.integers(2, 16))
-    p = draw(st.integers(1, 4))
-    K = draw(st.integers(2, 5))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=p, max_size=p), min_size=n, max_size=n)))
-    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
+    X, y = draw(labelled_binary((2, 16), (1, 4), (2, 5)))
     depth = draw(st.integers(1, 3))
     nodes = draw(st.one_of(st.none(), st.integers(1, 2 ** depth - 1)))
     similarity = draw(st.booleans())

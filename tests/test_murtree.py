@@ -18,6 +18,7 @@ from odtlab.core import murtree as mt
 from odtlab.search import Search
 from odtlab.solvers import make_estimator, solve
 from odtlab.solvers.murtree import MurTreeClassifier, MurTreeRegressor, MurTreeSolver
+from strategies import labelled_binary
 
 OPTIONS = dict(cache=st.sampled_from(["dataset", "branch", None]), similarity_bound=st.booleans(),
                incremental=st.booleans(), depth_two=st.booleans(),
@@ -28,13 +29,9 @@ OPTIONS = dict(cache=st.sampled_from(["dataset", "branch", None]), similarity_bo
 
 @st.composite
 def problems(draw):
-    n = draw(st.integers(1, 18))
-    p = draw(st.integers(1, 5))
-    K = draw(st.integers(2, 3))
-    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=p, max_size=p), min_size=n, max_size=n)))
+    X, y = draw(labelled_binary((1, 18), (1, 5), (2, 3)))
     if draw(st.booleans()):  # a complement and a duplicate column, as in the DL files
         X = np.column_stack([X, 1 - X[:, 0], X[:, -1]])
-    y = np.array(draw(st.lists(st.integers(0, K - 1), min_size=n, max_size=n)))
     depth = draw(st.integers(1, 3))
     nodes = draw(st.one_of(st.none(), st.integers(1, 2 ** depth - 1)))
     alpha = draw(st.sampled_from([0, 0, 0.5, 1, 1.5, 2, 3]))
