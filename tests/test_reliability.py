@@ -151,9 +151,10 @@ def test_peak_rss_stays_under_1_25_times_the_limit_and_is_reported():
     assert out["status"] == "memory_limit" and out["gap"] > 0
     assert out["hwm"] <= 1.25 * out["limit"]
     assert out["state"] <= out["budget"] <= out["held"] + 25 * MIB  # the search got what the process left
-    # peak RSS reported, at least what was seen; getrusage's ru_maxrss (reported) and /proc's VmHWM count the same
-    # peak from different kernel counters, which a clean-clone run found 0.5 MiB apart
-    assert out["sampled"] <= out["reported"] <= out["hwm"] + 2 * MIB
+    # peak RSS reported, at least what was seen. getrusage's ru_maxrss (reported), /proc's VmRSS (sampled) and
+    # VmHWM read the kernel's per-CPU resident-memory counters, summed exactly or read approximately; clean-clone
+    # runs found them 0.5 MiB apart one way (reported above VmHWM) and 0.16 MiB the other (sampled above reported)
+    assert out["sampled"] - 2 * MIB <= out["reported"] <= out["hwm"] + 2 * MIB
 
 
 def test_a_limit_below_what_the_process_holds_warns_and_stops_at_the_first_growth():

@@ -3,9 +3,9 @@
 #
 # MurTree prunes a subtree problem $(\mathcal{D}, d, n, UB)$ when a lower bound on its optimal cost
 # $T(\mathcal{D}, d, n)$ exceeds $UB$ (Algorithm 1, lines 22–24), and returns the leaf when the bound equals the
-# leaf's cost (lines 25–26). Its bounds are the cache's (§4.6.3–4.6.4: the cost of a solved subtree, Eq. 17 after a
-# failed search, Prop. 11 from a larger budget), the similarity bound (§4.5, Eq. 9), and **0** when the cache has
-# nothing (§4.6.4). This chapter adds a bound of our own, combined with MurTree's by taking the larger (so it
+# leaf's cost (lines 25–26). Its bounds are the cache's (§4.6.3–4.6.4: Eq. 17 after a failed search, Prop. 10–11
+# from a subtree solved or bounded with another budget; a subtree solved with this budget is returned at lines 9–14,
+# before any bound is asked), the similarity bound (§4.5, Eq. 9), and **0** when the cache has nothing (§4.6.4). This chapter adds a bound of our own, combined with MurTree's by taking the larger (so it
 # replaces the 0 where the cache has nothing), written as a small Python function:
 #
 # ```python
@@ -19,8 +19,10 @@
 # all bounds, calls it through a pointer (the numbers behind that choice are in `odtlab.bounds`).
 #
 # We write the paper's trivial bound 0 as a function (`zero`), a stronger sound bound (`classes_left`), which we
-# prove, and an unsound one (`leaf_cost`); we check them against the brute-force oracle, measure them on
-# benchmark sets with the experiment runner, and watch `check_bound` catch the unsound one.
+# prove, a variant of it between the two (`smallest_class`), and an unsound one (`leaf_cost`); we check them
+# against the brute-force oracle, measure them on benchmark sets with the experiment runner beside a weaker
+# variant of MurTree's own bounds (the similarity bound switched off), and watch `check_bound` catch the unsound
+# one.
 
 # %%
 import json
@@ -37,11 +39,12 @@ from odtlab.bruteforce import binary_optimum
 pd.set_option("display.width", 160)
 
 # %% [markdown]
-# ## 1. Three bounds
+# ## 1. Four bounds
 #
-# `zero` is the paper's bound for a subproblem the cache knows nothing about. `classes_left` is stronger
-# wherever a subtree has fewer leaves ($n + 1$) than its data has classes of positive weight. `leaf_cost`
-# claims that no split ever helps: it is **not** a lower bound.
+# `zero` is the paper's bound for a subproblem the cache knows nothing about. `classes_left` is larger than `zero`
+# wherever a subtree's at most $n + 1$ leaves are fewer than its data's classes of positive weight; `smallest_class`
+# is a weaker form of it (one lost class instead of all of them). `leaf_cost` claims that no split ever helps:
+# it is **not** a lower bound.
 
 # %%
 def zero(counts, depth, nodes):
@@ -52,6 +55,10 @@ def classes_left(counts, depth, nodes):
     s = np.sort(counts)              # class weights, smallest first
     k = len(s) - (nodes + 1)         # classes that no leaf can predict
     return float(s[:k].sum()) if k > 0 else 0.0
+
+
+def smallest_class(counts, depth, nodes):
+    return float(np.min(counts)) if nodes + 1 < len(counts) else 0.0
 
 
 def leaf_cost(counts, depth, nodes):
@@ -66,40 +73,50 @@ def leaf_cost(counts, depth, nodes):
 # $P$ holds the $n + 1$ heaviest classes: $T(\mathcal{D}, d, n) \ge$ the weight of the $K - (n + 1)$ lightest
 # classes. The argument uses only the class counts, so it holds for every data set with those counts, as the
 # signature demands. On two classes it is 0 for every $n \ge 1$: it can only help with more classes than leaves.
+#
+# `smallest_class` is sound because it never exceeds `classes_left`: when $K > n + 1$ the lightest class is one
+# of the $K - (n + 1)$ lightest, and otherwise both are 0. (Here $K$ counts every class of the problem, so a class
+# of weight 0 in this subproblem makes `smallest_class` 0.)
 
 # %%
 counts = np.array([5, 1, 3, 0, 2])
-print([classes_left(counts, 2, n) for n in range(4)], zero(counts, 2, 1), leaf_cost(counts, 2, 1))
+print([classes_left(counts, 2, n) for n in range(4)], [smallest_class(counts, 2, n) for n in range(4)],
+      zero(counts, 2, 1), leaf_cost(counts, 2, 1))
 
 # %% [markdown]
-# With 0 feature nodes (one leaf) the bound is the leaf's cost, 11 - 5 = 6; each extra node frees one more class.
-# (The search itself never asks about 0 nodes: a subtree with no node left is its leaf.) With 3 nodes, 4 leaves
-# and 4 classes of positive weight, it is 0.
+# `classes_left` with 0 feature nodes (one leaf) is the leaf's cost, 11 - 5 = 6; each extra node frees one more
+# class (3, 1, then 0 with 3 nodes: 4 leaves for 4 classes of positive weight). (The search itself never asks
+# about 0 nodes: a subtree with no node left is its leaf.) `smallest_class` is 0 throughout because class 3 has
+# weight 0; `zero` is 0, and `leaf_cost` claims 6 with one node, twice `classes_left`'s 3.
 
 # %%
 assert [classes_left(counts, 2, n) for n in range(4)] == [6.0, 3.0, 1.0, 0.0]
+assert [smallest_class(counts, 2, n) for n in range(4)] == [0.0, 0.0, 0.0, 0.0]
+assert [smallest_class(counts[counts > 0], 2, n) for n in range(4)] == [1.0, 1.0, 1.0, 0.0]
 
 # %% [markdown]
 # ## 2. Against the oracle on small data
 #
-# Forty small random problems with three to six classes. `check_bound=True` solves, without our bound, every
-# subproblem whose bound ours raised and compares the two; the optimum is then compared with the brute-force
-# oracle `odtlab.bruteforce.binary_optimum`.
+# Forty small random problems with three to six classes, for each of our two sound bounds. `check_bound=True`
+# solves, without our bound, every subproblem whose bound ours raised and compares the two; the optimum is then
+# compared with the brute-force oracle `odtlab.bruteforce.binary_optimum`.
 
 # %%
 rng = np.random.default_rng(14)
-raised = checked = 0
+raised, checked = {"classes_left": 0, "smallest_class": 0}, {"classes_left": 0, "smallest_class": 0}
 for trial in range(40):
     n_rows, p, K = rng.integers(6, 30), rng.integers(2, 5), rng.integers(3, 7)
     X, y = rng.integers(0, 2, size=(n_rows, p)), rng.integers(0, K, size=n_rows)
     depth = int(rng.integers(1, 4))
     nodes = int(rng.integers(1, 2 ** depth))
-    est = MurTreeClassifier(max_depth=depth, max_nodes=nodes, lower_bound=classes_left, check_bound=True,
-                            record="none").fit(X, y)
-    assert est.result_.objective == binary_optimum(X, y, depth, nodes).value
-    raised += est.result_.stats["user_bound_raises"]
-    checked += est.result_.stats["user_bound_checks"]
-print(f"40 optima equal the oracle's; the bound raised {raised} subproblem bounds, {checked} distinct ones checked")
+    optimum = binary_optimum(X, y, depth, nodes).value
+    for bound in (classes_left, smallest_class):
+        est = MurTreeClassifier(max_depth=depth, max_nodes=nodes, lower_bound=bound, check_bound=True,
+                                record="none").fit(X, y)
+        assert est.result_.objective == optimum
+        raised[bound.__name__] += est.result_.stats["user_bound_raises"]
+        checked[bound.__name__] += est.result_.stats["user_bound_checks"]
+print("80 optima equal the oracle's; subproblem bounds raised:", raised, "distinct ones checked:", checked)
 
 # %% [markdown]
 # ## 3. An unsound bound is caught
@@ -129,23 +146,39 @@ except UnsoundBoundError as error:
 # the notebook's module `__main__`. Four multi-class sets (3 to 7 classes) and two two-class `dl/` sets, in two
 # settings: depth 3 with at most 3 feature nodes, and depth 3 with the sparse objective (misclassifications + 1
 # per feature node, no node limit beyond the depth's 7; Algorithm 6 asks for budgets 1, 2, ..., 7 in turn).
-# `None` is MurTree's own bound alone.
+# `None` is MurTree's own bounds alone; `no_similarity` is a weaker variant of them, MurTree without the
+# similarity bound (§4.5, `similarity_bound=False`).
 
 # %%
 DATA = ["branches/zoo-f", "branches/lymph-f", "branches/balance-f", "branches/car-eval-f", "dl/vote", "dl/anneal"]
-BOUNDS = [None, "__main__:zero", "__main__:classes_left"]
+BOUNDS = [None, "__main__:zero", "__main__:smallest_class", "__main__:classes_left"]
 SETTINGS = {"3 nodes": {"depth": 3, "nodes": 3}, "alpha 1": {"depth": 3, "alpha": 1}}
 params = [dict(setting, lower_bound=bound) for setting in SETTINGS.values() for bound in BOUNDS]
+params += [dict(setting, similarity_bound=False) for setting in SETTINGS.values()]
 table = ex.run_grid(ex.grid(["murtree"], DATA, params), n_jobs=1, progress=False)
-table["bound"] = table["params"].map(lambda p: str(json.loads(p).get("lower_bound")).rpartition(":")[2])
+
+
+def variant(p):
+    p = json.loads(p)
+    return "no_similarity" if p.get("similarity_bound") is False else str(p.get("lower_bound")).rpartition(":")[2]
+
+
+table["bound"] = table["params"].map(variant)
 table["setting"] = table["params"].map(lambda p: "alpha 1" if "alpha" in json.loads(p) else "3 nodes")
 table["raises"] = table["stats"].map(lambda s: json.loads(s).get("user_bound_raises", 0))
+
+# %% [markdown]
+# Subtree calls (Algorithm 1) per variant, weakest first, and how many subproblem bounds each of our two bounds
+# raised:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 rows = ["dataset", "setting"]
-wide = table.pivot_table(index=rows, columns="bound", values="iterations")[["None", "zero", "classes_left"]].astype(int)
-wide["raises"] = table[table.bound == "classes_left"].set_index(rows)["raises"]
+VARIANTS = ["no_similarity", "None", "zero", "smallest_class", "classes_left"]
+wide = table.pivot_table(index=rows, columns="bound", values="iterations")[VARIANTS].astype(int)
+raises = table.pivot_table(index=rows, columns="bound", values="raises")
+wide["raised_smallest"] = raises["smallest_class"].astype(int)
+wide["raised_left"] = raises["classes_left"].astype(int)
 wide["objective"] = table.groupby(rows)["objective"].first()
 print(wide.reindex(DATA, level=0).to_string())
 
@@ -156,15 +189,16 @@ print(wide.reindex(DATA, level=0).to_string())
 # %%
 assert (table.groupby(rows)["objective"].nunique() == 1).all()
 assert (table.status == "optimal").all()
-assert (wide.loc[["dl/vote", "dl/anneal"], "raises"] == 0).all()
+assert (wide.loc[["dl/vote", "dl/anneal"], ["raised_smallest", "raised_left"]] == 0).all().all()
 assert (wide["zero"] == wide["None"]).all()
 
 # %% [markdown]
-# The iterations are subtree calls (Algorithm 1). `zero` never raises a bound, so it runs exactly MurTree's
-# search. On zoo with 3 nodes, `classes_left` at the root is the weight of the 7 - 4 = 3 lightest classes, 17,
-# the optimum: the greedy tree the search starts from costs 17 too, and the root's bound proves it optimal in
-# one call. On zoo with the sparse objective it saves a fifth of the calls; elsewhere the count is unchanged or
-# grows by a few calls (up to 8 more, on car-eval): a stronger bound is not always a faster search.
+# `zero` never raises a bound, so it runs exactly MurTree's search. On zoo with 3 nodes, `classes_left` at the
+# root is the weight of the 7 - 4 = 3 lightest classes, 17, the optimum: the greedy tree the search starts from
+# costs 17 too (odtlab starts from the greedy tree by default; the paper starts from the leaf, §4.2), so the root
+# is asked with $UB = 16$, its bound 17 exceeds that (lines 23–24), and one call proves the greedy tree optimal. On zoo with the sparse objective it saves a
+# fifth of the calls; elsewhere the count is unchanged or grows by a few calls (up to 8 more, on car-eval): a
+# stronger bound is not always a faster search.
 
 # %%
 assert wide.loc[("branches/zoo-f", "3 nodes"), "classes_left"] == 1
@@ -176,25 +210,53 @@ assert more.max() == 8 and more.idxmax()[0] == "branches/car-eval-f"
 assert (more.drop("branches/zoo-f", level=0) >= 0).all()
 
 # %% [markdown]
+# The weaker `smallest_class` raises bounds on the same sets, but on zoo it loses both of `classes_left`'s gains
+# (it runs MurTree's own counts there), while it costs the same extra calls on car-eval.
+
+# %%
+assert (wide.loc["branches/zoo-f", "smallest_class"] == wide.loc["branches/zoo-f", "None"]).all()
+assert (wide.loc["branches/car-eval-f", "smallest_class"] == wide.loc["branches/car-eval-f", "classes_left"]).all()
+
+# %% [markdown]
+# The weaker variant of MurTree's own bounds, without the similarity bound, changes no count by more than 3, and
+# where it changes one the count drops: on these sets at depth 3 the similarity bound saves no subtree call (a
+# weaker bound is not always a slower search either).
+
+# %%
+fewer = wide["None"] - wide["no_similarity"]
+assert fewer.min() == 0 and 0 < fewer.max() <= 3
+
+# %% [markdown]
 # Time (not checked: it depends on the machine) includes at most one call of the bound per subtree call (none
 # when $UB < 0$, when no depth or node is left, or when the cache holds the optimum):
 
 # %%
-print(table.pivot_table(index=rows, columns="bound", values="seconds")[["None", "zero", "classes_left"]]
+print(table.pivot_table(index=rows, columns="bound", values="seconds")[VARIANTS]
       .reindex(DATA, level=0).round(3).to_string())
 
 # %% [markdown]
 # ## 5. What a new bound costs
 #
-# The first fit with a new function compiles the function alone, not the kernel: 0.05–0.1 s (`odtlab.bounds`);
-# the first function of a process also pays numba's start-up (0.8–2.4 s), and a function already in numba's
-# disk cache is only loaded (the time printed below is not checked).
+# A new function is compiled alone, not the kernel, and what that costs depends on what the function calls:
+# about 0.03 s of CPU for plain arithmetic; a function that calls `np.sort` or `np.min` also compiles numba's
+# implementation of it, up to about 2 s of CPU (numba's start-up included; less once this process has compiled
+# that implementation for another function). A function already in numba's disk cache is only loaded (milliseconds). Below, a fifth
+# bound's compilation and a first fit with it, timed apart in CPU seconds (not checked: they depend on the
+# machine and on what this process compiled before).
 
 # %%
-def smallest_class(counts, depth, nodes):  # sound: with fewer leaves than classes, some class is lost
-    return float(np.min(counts)) if nodes + 1 < len(counts) else 0.0
+from odtlab.bounds import compiled
 
 
-t = time.perf_counter()
-MurTreeClassifier(max_depth=2, lower_bound=smallest_class).fit(X4, y4)
-print(f"first fit with a new bound: {time.perf_counter() - t:.2f} s")
+def two_lightest(counts, depth, nodes):  # sound: at most classes_left (two of the lost classes, not all)
+    s = np.sort(counts)
+    k = min(len(s) - (nodes + 1), 2)
+    return float(s[:k].sum()) if k > 0 else 0.0
+
+
+t = time.process_time()
+compiled(two_lightest)
+t_compile = time.process_time() - t
+t = time.process_time()
+MurTreeClassifier(max_depth=2, lower_bound=two_lightest).fit(X4, y4)
+print(f"compiling the bound: {t_compile:.2f} s; then the first fit with it: {time.process_time() - t:.2f} s (CPU)")
