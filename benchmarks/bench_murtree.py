@@ -7,7 +7,8 @@ the two ``--repeat`` times (more, up to 100, while a pair takes under 0.5 s in a
 fastest run. It checks that both reach the same number of misclassifications and prints
 time(odtlab) / time(pystreed) per set beside odtlab's memory per fit (``result_.stats``: the search's peak and the
 process's peak RSS), with the median and the maximum per depth. Each side gets ``--limit`` seconds per fit (its own
-time limit); a pair that one does not finish is listed as not finished by whom and left out of the ratios. The
+time limit, which both libraries count in wall time); a pair that one does not finish is listed as not finished by
+whom and left out of the ratios. The machine's load average is printed before and after. The
 numba kernels are compiled (or loaded from numba's cache) on a small problem first, so compilation is not timed.
 Both fits include their own input checks.
 
@@ -22,6 +23,7 @@ Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_murtree.py [-
 (depth 5: ``--depths 5 --repeat 1 --limit 600``)
 """
 import argparse
+import os
 import statistics
 import time
 
@@ -75,6 +77,7 @@ def pystreed_finished(est):
 
 
 def mib(nbytes):
+    """Bytes in MiB for the table (n/a when the platform does not report it)."""
     return f"{nbytes / 2**20:7.1f}" if nbytes is not None else "    n/a"
 
 
@@ -262,7 +265,8 @@ def main():
     names = [n if n.startswith("dl/") else f"dl/{n}" for n in names]
     t = time.perf_counter()
     warm_up(("none", "summary", "full") if args.levels else ("none",))
-    print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s\n")
+    print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s; load average "
+          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())}\n")
     options = {}
     for item in args.option:
         key, _, value = item.partition("=")
@@ -274,6 +278,7 @@ def main():
         alone(names, args.depths, args.repeat, options)
         return
     compare(names, args.depths, args.repeat, args.limit, options)
+    print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min)")
     if args.levels:
         levels(names, max(args.depths), args.repeat)
     if args.ablation:
