@@ -5,9 +5,12 @@ For every available ``dl/`` data set and depth (default 3 and 4, full trees) thi
 ``pystreed.STreeDClassifier(max_depth=d).fit(X, y)`` (accuracy task, its defaults) in CPU seconds, alternating
 the two ``--repeat`` times (more, up to 100, while a pair takes under 0.5 s in all) and keeping each one's
 fastest run. It checks that both reach the same number of misclassifications and prints
-time(odtlab) / time(pystreed) per set, with the median and the maximum per depth. The numba kernels are
-compiled (or loaded from numba's cache) on a small problem first, so compilation is not timed. Both fits
-include their own input checks.
+time(odtlab) / time(pystreed) per set beside odtlab's memory per fit (``result_.stats``: the search's peak and the
+process's peak RSS), with the median and the maximum per depth. Each side gets ``--limit`` seconds per fit (its own
+time limit, which both libraries count in wall time); a pair that one does not finish is listed as not finished by
+whom and left out of the ratios. The machine's load average is printed before and after. The
+numba kernels are compiled (or loaded from numba's cache) on a small problem first, so compilation is not timed.
+Both fits include their own input checks.
 
 Also: ``--alone`` (odtlab only: to compare two checkouts, run it with each on PYTHONPATH, alternating),
 ``--levels`` (the search alone, one kernel call to the end against Search runs recording "none",
@@ -17,8 +20,10 @@ Also: ``--alone`` (odtlab only: to compare two checkouts, run it with each on PY
 binarised at quantiles and on dl/anneal's features with a synthetic target, squared errors compared).
 
 Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_murtree.py [--depths 3 4] [--repeat 3]``
+(depth 5: ``--depths 5 --repeat 1 --limit 600``)
 """
 import argparse
+import os
 import statistics
 import time
 
@@ -66,36 +71,71 @@ def alone(names, depths, repeat, options, min_seconds=0.5):
     print("total " + ", ".join(f"depth {d}: {total[d]:.3f}s" for d in depths))
 
 
-def compare(names, depths, repeat, time_limit, options, min_seconds=0.5):
+def pystreed_finished(est):
+    """Whether pystreed proved its tree optimal within its time limit (it keeps no tree when it found none)."""
+    return est.is_fitted() and est.fit_result.is_optimal()
+
+
+def mib(nbytes):
+    """Bytes in MiB for the table (n/a when the platform does not report it)."""
+    return f"{nbytes / 2**20:7.1f}" if nbytes is not None else "    n/a"
+
+
+def compare_pair(X, y, d, repeat, limit, options, min_seconds):
+    """One data set and depth: odtlab then pystreed, alternating ``repeat`` times (more while the pair takes
+    under ``min_seconds``; no repeat once a side ran out of ``limit``), each one's fastest CPU time."""
     from pystreed import STreeDClassifier
 
+    best_o = best_p = np.inf
+    spent, runs = 0.0, 0
+    while runs < repeat or (spent < min_seconds and runs < 100):  # short fits: many runs, keep the fastest
+        t_o, est_o = fit_time(lambda: MurTreeClassifier(max_depth=d, record="none", time_limit=limit, **options), X, y)
+        t_p, est_p = fit_time(lambda: STreeDClassifier(max_depth=d, time_limit=limit), X, y)
+        best_o, best_p = min(best_o, t_o), min(best_p, t_p)
+        spent += t_o + t_p
+        runs += 1
+        unfinished = [who for who, done in (("odtlab", est_o.result_.optimal), ("pystreed", pystreed_finished(est_p)))
+                      if not done]
+        if unfinished:
+            break
+    errors_p = misclassifications(est_p, X, y) if est_p.is_fitted() else -1
+    return dict(errors=(misclassifications(est_o, X, y), errors_p), seconds=(best_o, best_p), unfinished=unfinished,
+                peak_memory=est_o.result_.stats["peak_memory"], peak_rss=est_o.result_.stats["peak_rss"])
+
+
+def compare(names, depths, repeat, limit, options, min_seconds=0.5):
+    """Each data set and depth against pystreed (:func:`compare_pair`): misclassifications, CPU seconds, their
+    ratio and odtlab's memory per fit (the search's peak and the process's peak RSS, ``result_.stats``). A pair that
+    a side does not finish within ``limit`` seconds (each library's own time limit) is listed with who did not
+    finish and left out of the ratios."""
     rows = []
     for name in names:
         data = datasets.load(name)
         X, y = np.asarray(data.X), np.asarray(data.y)
         for d in depths:
-            best_o = best_p = np.inf
-            spent = 0.0
-            runs = 0
-            while runs < repeat or (spent < min_seconds and runs < 100):  # short fits: many runs, keep the fastest
-                t_o, est_o = fit_time(lambda: MurTreeClassifier(max_depth=d, record="none", time_limit=time_limit,
-                                                                **options), X, y)
-                t_p, est_p = fit_time(lambda: STreeDClassifier(max_depth=d, time_limit=time_limit), X, y)
-                best_o, best_p = min(best_o, t_o), min(best_p, t_p)
-                spent += t_o + t_p
-                runs += 1
-            m_o, m_p = misclassifications(est_o, X, y), misclassifications(est_p, X, y)
-            rows.append((name, d, X.shape[0], X.shape[1], m_o, m_p, best_o, best_p, best_o / best_p))
-            print(f"{name:24s} d={d} n={X.shape[0]:5d} F={X.shape[1]:3d}  errors {m_o:5d} / {m_p:5d}"
-                  f"{'' if m_o == m_p else ' MISMATCH'}  odtlab {best_o:8.3f}s  pystreed {best_p:8.3f}s  "
-                  f"ratio {best_o / best_p:5.2f}", flush=True)
+            r = compare_pair(X, y, d, repeat, limit, options, min_seconds)
+            (m_o, m_p), (t_o, t_p) = r["errors"], r["seconds"]
+            r.update(name=name, depth=d, ratio=t_o / t_p if not r["unfinished"] else None)
+            rows.append(r)
+            if r["unfinished"]:
+                outcome = f"not finished by {' and '.join(r['unfinished'])} within {limit:g}s"
+            else:
+                outcome = f"ratio {r['ratio']:5.2f}{'' if m_o == m_p else '  MISMATCH'}"
+            print(f"{name:24s} d={d} n={X.shape[0]:5d} F={X.shape[1]:3d}  errors {m_o:5d} / {m_p:5d}  odtlab "
+                  f"{t_o:8.3f}s  pystreed {t_p:8.3f}s  memory (MiB) search {mib(r['peak_memory'])} process "
+                  f"{mib(r['peak_rss'])}  {outcome}", flush=True)
     print()
     for d in depths:
-        ratios = [r[-1] for r in rows if r[1] == d]
-        worst = max(rows, key=lambda r: r[-1] if r[1] == d else -1)
-        print(f"depth {d}: median ratio {statistics.median(ratios):.2f}, max {max(ratios):.2f} ({worst[0]}), "
-              f"{len(ratios)} sets, total odtlab {sum(r[6] for r in rows if r[1] == d):.2f}s "
-              f"pystreed {sum(r[7] for r in rows if r[1] == d):.2f}s")
+        done = [r for r in rows if r["depth"] == d and r["ratio"] is not None]
+        unfinished = [f"{r['name']} ({' and '.join(r['unfinished'])})" for r in rows
+                      if r["depth"] == d and r["unfinished"]]
+        if done:
+            worst = max(done, key=lambda r: r["ratio"])
+            print(f"depth {d}: median ratio {statistics.median(r['ratio'] for r in done):.2f}, max "
+                  f"{worst['ratio']:.2f} ({worst['name']}), {len(done)} sets, total odtlab "
+                  f"{sum(r['seconds'][0] for r in done):.2f}s pystreed {sum(r['seconds'][1] for r in done):.2f}s")
+        if unfinished:
+            print(f"depth {d}: not finished within {limit:g}s, left out of the ratios: {', '.join(unfinished)}")
     return rows
 
 
@@ -209,7 +249,9 @@ def main():
     parser.add_argument("--depths", type=int, nargs="+", default=[3, 4])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sets", nargs="*", help="dl/ names (default: every available one)")
-    parser.add_argument("--time-limit", type=float, default=600.0)
+    parser.add_argument("--limit", "--time-limit", type=float, default=600.0,
+                        help="seconds each side may take per fit (its own time limit); a pair over it is reported as "
+                             "not finished by whom and left out of the ratios")
     parser.add_argument("--levels", action="store_true", help="also measure record-level overhead")
     parser.add_argument("--ablation", action="store_true", help="also time each technique switched off")
     parser.add_argument("--regression", action="store_true", help="also compare the regressors (depths 2-4)")
@@ -223,7 +265,8 @@ def main():
     names = [n if n.startswith("dl/") else f"dl/{n}" for n in names]
     t = time.perf_counter()
     warm_up(("none", "summary", "full") if args.levels else ("none",))
-    print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s\n")
+    print(f"warm-up (compile or load the kernels): {time.perf_counter() - t:.1f}s; load average "
+          f"{', '.join(f'{v:.1f}' for v in os.getloadavg())}\n")
     options = {}
     for item in args.option:
         key, _, value = item.partition("=")
@@ -234,7 +277,8 @@ def main():
     if args.alone:
         alone(names, args.depths, args.repeat, options)
         return
-    compare(names, args.depths, args.repeat, args.time_limit, options)
+    compare(names, args.depths, args.repeat, args.limit, options)
+    print(f"load average {', '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min)")
     if args.levels:
         levels(names, max(args.depths), args.repeat)
     if args.ablation:

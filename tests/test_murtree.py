@@ -517,3 +517,26 @@ def test_depth_two_panel_shows_the_regression_sums():
     assert totals[0] == len(y) and abs(totals[1]) < 1e-9 * len(y)  # targets centred on their mean
     svg = DepthTwoPanel().svg(player.frame)
     assert "W / Σwy / Σwy²" in svg and "returned for the budget: root" in svg
+
+
+@pytest.mark.peers
+def test_benchmark_limit_lists_unfinished_pairs_and_leaves_them_out_of_the_ratios(capsys):
+    """``bench_murtree.py --limit``: a pair over the limit is reported as not finished by whom, left out of the
+    median; a finished pair has its ratio, equal misclassifications and odtlab's memory per fit."""
+    pytest.importorskip("pystreed")
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "bench_murtree.py"
+    spec = importlib.util.spec_from_file_location("bench_murtree", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    done, = bench.compare(["dl/zoo-1"], [3], repeat=1, limit=60.0, options={}, min_seconds=0.0)
+    assert done["ratio"] > 0 and not done["unfinished"] and done["errors"][0] == done["errors"][1]
+    assert done["peak_memory"] > 0 and done["peak_rss"] > 0
+    slow, = bench.compare(["dl/ionosphere"], [4], repeat=1, limit=0.01, options={}, min_seconds=0.0)
+    assert slow["ratio"] is None and "odtlab" in slow["unfinished"]
+    out = capsys.readouterr().out
+    who = " and ".join(slow["unfinished"])
+    assert f"not finished by {who} within 0.01s" in out
+    assert f"depth 4: not finished within 0.01s, left out of the ratios: dl/ionosphere ({who})" in out
