@@ -19,6 +19,7 @@ from odtlab.search import Search
 from odtlab.solvers import make_estimator, solve
 from odtlab.solvers.murtree import MurTreeClassifier, MurTreeRegressor, MurTreeSolver
 from strategies import labelled_binary
+from optional import need
 
 OPTIONS = dict(cache=st.sampled_from(["dataset", "branch", None]), similarity_bound=st.booleans(),
                incremental=st.booleans(), depth_two=st.booleans(),
@@ -523,7 +524,7 @@ def test_depth_two_panel_shows_the_regression_sums():
 def test_benchmark_limit_lists_unfinished_pairs_and_leaves_them_out_of_the_ratios(capsys):
     """``bench_murtree.py --limit``: a pair over the limit is reported as not finished by whom, left out of the
     median; a finished pair has its ratio, equal misclassifications and odtlab's memory per fit."""
-    pytest.importorskip("pystreed")
+    need("pystreed")
     import importlib.util
     import pathlib
 

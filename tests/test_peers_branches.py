@@ -14,8 +14,9 @@ import pytest
 from odtlab import datasets
 from odtlab.search import Search
 from odtlab.solvers.branches import BranchesSolver
+from optional import need
 
-gosdt = pytest.importorskip("gosdt")
+gosdt = need("gosdt")
 pytestmark = pytest.mark.peers
 
 

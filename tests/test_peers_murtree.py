@@ -6,8 +6,9 @@ import pytest
 
 from odtlab import datasets
 from odtlab.solvers.murtree import MurTreeClassifier, MurTreeRegressor
+from optional import need
 
-pystreed = pytest.importorskip("pystreed")
+pystreed = need("pystreed")
 
 # over a second each with JIT (loading the file included); the others take 0.05-0.5 s, about 5 s in all
 SLOW = {"dl/ionosphere", "dl/pendigits", "dl/mushroom", "dl/segment", "dl/letter", "dl/splice-1", "dl/vehicle"}

@@ -9,8 +9,9 @@ import pytest
 
 from odtlab import datasets
 from odtlab.solvers.quantbnb import QuantBnBClassifier
+from optional import need
 
-pycontree = pytest.importorskip("pycontree")
+pycontree = need("pycontree")
 
 SETS = [n for n in datasets.names("quantbnb", available_only=True) if datasets.info(n)["task"] == "classification"]
 # over a second each with JIT, ConTree and Quant-BnB together (bank and wilt take about 0.1-0.5 s at depth 3)

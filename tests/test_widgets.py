@@ -26,6 +26,7 @@ from odtlab.widgets.player import decode_replay
 from odtlab.export import HIGHLIGHT
 from odtlab.widgets.svg import fmt
 from odtlab.widgets.trees import TreeSource, tree_frame, window
+from optional import need
 
 
 @pytest.fixture(scope="module")
@@ -354,7 +355,7 @@ def assert_legible(svg):
 
 def write_png(svg, path):
     assert_legible(svg)
-    cairosvg = pytest.importorskip("cairosvg")
+    cairosvg = need("cairosvg")
     cairosvg.svg2png(bytestring=svg.encode(), write_to=str(path), scale=1.25)
     from PIL import Image
 
