@@ -1072,8 +1072,8 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # a backup does little else (with phases that took the groups, the reference counts were a third of a small
 # exhaustive search's time, perf), so the kernel decides each step from one frame with the scalar helpers
 # ``next_step`` and ``room_needed`` and the cheap steps take only the arrays they touch; ``expand_state``, whose
-# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (the record
-# level a compile-time constant).
+# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (they read the
+# record level the kernel is given at run time).
 
 @njit
 def next_step(started, phase, depth, state, start, end, pcand, n_left, N):
@@ -1439,82 +1439,78 @@ def extract_policy(state, events, k, it, alpha):
                            i1=counters[C_OPS], i2=counters[C_BACKUPS])
 
 
-def make_kernel(level):
-    """The DPDT kernel specialised for a record level (``LEVEL_*`` of ``odtlab.core.events``)."""
+@njit
+def dpdt_kernel(data, params, state, events, max_iterations, level):
+    """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
+    about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call), recording events at
+    ``level`` (``LEVEL_*`` of ``odtlab.core.events``); return (n_events, status).
 
-    @njit
-    def dpdt_kernel(data, params, state, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
-        about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call); return (n_events,
-        status).
-
-        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
-        ``state.counters[C_CANDS]`` etc. hold every table's fill level.
-        """
-        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
-        XT, Y, w = data.XT, data.Y, data.w
-        LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
-        PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
-        D = params.max_depth
-        N, p = data.X.shape
-        approx = np.empty(p)
-        k = 0
-        if counters[C_DONE] == 1:
+    ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
+    ``state.counters[C_CANDS]`` etc. hold every table's fill level. The level is read at run time: one
+    compilation serves the three levels (:class:`odtlab.core._jit.LevelKernel`).
+    """
+    # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
+    XT, Y, w = data.XT, data.Y, data.w
+    LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
+    PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
+    D = params.max_depth
+    N, p = data.X.shape
+    approx = np.empty(p)
+    k = 0
+    if counters[C_DONE] == 1:
+        return k, STATUS_DONE
+    done = 0
+    work = 0
+    while done < max_iterations and work < WORK_PER_CALL:
+        if k + params.events_per_iteration > events.shape[0]:
+            return k, STATUS_BUFFER
+        fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
+        started = counters[C_STARTED] == 1
+        pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
+        n_left = CI[pcand, K_NLEFT] if started else 0
+        expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
+                                 pcand, n_left, N)
+        if expand:
+            max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
+                step[0] < D) else 0
+            need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
+                    counters[C_WORK] + 1)
+        else:
+            nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
+            need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
+        grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
+        if grow:
+            counters[C_GROW] = grow
+            return k, STATUS_GROW
+        counters[C_ITER] += 1
+        done += 1
+        it = counters[C_ITER]
+        if expand and step[0] == D:
+            solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
+                                      params, fr, step)
+            if level >= LEVEL_SUMMARY:
+                k = state_expanded(state, events, k, it, params.alpha, step, solved)
+            leaf_solved(PF, PI, SI, counters, solved, E)
+            work += step[2] - step[1]
+        elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
+            scanned, cands = counters[C_SCANNED], counters[C_CANDS]
+            k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
+            work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
+        else:
+            k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
+                                       step[5])
+            work += 1
+        if solved < 0:
+            continue
+        if level >= LEVEL_FULL:
+            k = state_solved(state, events, k, it, params.alpha, solved)
+        if counters[C_TOP] == 0:
+            counters[C_DONE] = 1
+            if level >= LEVEL_SUMMARY:
+                k = extract_policy(state, events, k, it, params.alpha)
             return k, STATUS_DONE
-        done = 0
-        work = 0
-        while done < max_iterations and work < WORK_PER_CALL:
-            if k + params.events_per_iteration > events.shape[0]:
-                return k, STATUS_BUFFER
-            fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
-            started = counters[C_STARTED] == 1
-            pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
-            n_left = CI[pcand, K_NLEFT] if started else 0
-            expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
-                                     pcand, n_left, N)
-            if expand:
-                max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
-                    step[0] < D) else 0
-                need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
-                        counters[C_WORK] + 1)
-            else:
-                nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
-                need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
-            grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
-            if grow:
-                counters[C_GROW] = grow
-                return k, STATUS_GROW
-            counters[C_ITER] += 1
-            done += 1
-            it = counters[C_ITER]
-            if expand and step[0] == D:
-                solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
-                                          params, fr, step)
-                if level >= LEVEL_SUMMARY:
-                    k = state_expanded(state, events, k, it, params.alpha, step, solved)
-                leaf_solved(PF, PI, SI, counters, solved, E)
-                work += step[2] - step[1]
-            elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
-                scanned, cands = counters[C_SCANNED], counters[C_CANDS]
-                k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
-                work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
-            else:
-                k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
-                                           step[5])
-                work += 1
-            if solved < 0:
-                continue
-            if level >= LEVEL_FULL:
-                k = state_solved(state, events, k, it, params.alpha, solved)
-            if counters[C_TOP] == 0:
-                counters[C_DONE] = 1
-                if level >= LEVEL_SUMMARY:
-                    k = extract_policy(state, events, k, it, params.alpha)
-                return k, STATUS_DONE
-            STACK[counters[C_TOP] - 1, FR_PHASE] += 1
-        return k, STATUS_BUDGET
-
-    return dpdt_kernel
+        STACK[counters[C_TOP] - 1, FR_PHASE] += 1
+    return k, STATUS_BUDGET
 
 
 @njit
