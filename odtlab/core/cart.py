@@ -146,6 +146,17 @@ def add_row(stats, Y, wi, i, criterion, sign):
         stats[np.int64(Y[i, 0])] += sign * wi
 
 
+@njit(inline="always")
+def copy_flat(dst, src):
+    """``dst[...] = src`` for two C-contiguous arrays of one size, element by element. numba's array assignment
+    checks the shapes at run time and formats its error with them, which costs the first function that has
+    one 1-2 s of compilation (string formatting compiled for the message); this loop has no such check."""
+    d = dst.reshape(dst.size)
+    s = src.reshape(src.size)
+    for i in range(d.size):
+        d[i] = s[i]
+
+
 @njit
 def node_stats(order, start, end, Y, w, criterion, n_stats):
     stats = np.zeros(n_stats)
@@ -172,7 +183,7 @@ def scan_sorted(X, Y, w, f, rows, criterion, min_samples_leaf, parent_stats, par
     if X[rows[n_node - 1], f] <= X[rows[0], f] + FEATURE_THRESHOLD:
         return best_cost, best_thr, best_pos  # constant feature in this node
     left[:] = 0.0
-    right[:] = parent_stats
+    copy_flat(right, parent_stats)
     wl = 0.0
     for t in range(n_node - 1):
         i = rows[t]
@@ -275,7 +286,7 @@ def pop_frontier(frontier, counters, max_leaves):
                 r = s
     rec = frontier[r].copy()
     last = counters[C_FRONTIER] - 1
-    frontier[r] = frontier[last]
+    copy_flat(frontier[r], frontier[last])
     counters[C_FRONTIER] = last
     return rec
 
@@ -338,7 +349,7 @@ def decide_node(data, params, state, rec, v):
             state.right[parent] = v
     stats, wn = node_stats(state.order, np.int64(rec[F_START]), np.int64(rec[F_END]), data.Y, data.w,
                            params.criterion, params.n_stats)
-    state.node_value[v, :] = stats[:state.node_value.shape[1]]
+    copy_flat(state.node_value[v, :], stats[:state.node_value.shape[1]])
     state.node_weight[v] = wn
     state.node_impurity[v] = rec[F_IMP]
     state.node_depth[v] = np.int64(rec[F_DEPTH])
