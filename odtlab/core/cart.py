@@ -148,9 +148,10 @@ def add_row(stats, Y, wi, i, criterion, sign):
 
 @njit(inline="always")
 def copy_flat(dst, src):
-    """``dst[...] = src`` for two C-contiguous arrays of one size, element by element. numba's array assignment
-    checks the shapes at run time and formats its error with them, which costs the first function that has
-    one 1-2 s of compilation (string formatting compiled for the message); this loop has no such check."""
+    """``dst[...] = src`` for two C-contiguous arrays of one size (``dst`` must be: as plain Python, reshaping a
+    non-contiguous array copies it), element by element. numba's array assignment checks the shapes at run time
+    and formats its error with them, which cost the first function that had one about 2 s of compilation
+    (string formatting compiled for the message, measured with numba's compile events); this loop has none."""
     d = dst.reshape(dst.size)
     s = src.reshape(src.size)
     for i in range(d.size):
