@@ -1,6 +1,7 @@
 """What the first run costs: each solver's compilation from an empty numba cache, and its first fit after warmup.
 
-For every registered algorithm (or those named), in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``:
+For every registered algorithm (or those named), in a fresh subprocess with an empty ``NUMBA_CACHE_DIR``
+(every child imports the odtlab this script imported, wherever it runs from):
 
 1. **cold**: ``odtlab.warmup.warm([algo])`` (every record level and variant, fit and predict on a tiny
    problem), timed in CPU seconds of that process (what ``odtlab warmup`` pays once per machine);
@@ -8,12 +9,17 @@ For every registered algorithm (or those named), in a fresh subprocess with an e
    cache loads and numba's own first-use set-up included), the number of functions numba still had to
    compile (0 when warmup covered everything), and a second fit in the same process, for comparison.
 
+Then **warmup (all)**: ``odtlab warmup`` as a whole (every algorithm in one process, one empty cache), whose
+CPU seconds are what a new machine pays; functions several solvers share compile once there.
+
 All times are CPU seconds of the child process (steadier than wall time on a shared machine).
 
-The target (issue 14): first fit under 1 s per solver. Run:
+The targets: first fit under 1 s per solver (issue 14); the sum of the cold column, about 120 s before
+issue 19, halved. Run:
 ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_compile.py [ALGO ...] [--quick]``
 """
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -33,12 +39,23 @@ PROBLEMS = {
     "dpdt-regressor": ("sklearn/diabetes", {}, {"depth": 3}),
 }
 
+#: The folder holding the odtlab package this script imported: the children import that one, not the one in
+#: their working directory (``python -c`` puts the working directory first on ``sys.path``).
+ROOT = os.path.dirname(os.path.dirname(importlib.import_module("odtlab").__file__))
+
+_PRELUDE = """
+import sys
+sys.path.insert(0, {root!r})
+import odtlab
+assert odtlab.__file__.startswith({root!r}), odtlab.__file__
+"""
+
 _COLD = """
 import json, time
 from odtlab import solvers, warmup
 solvers.available()
 t = time.process_time()
-wall = warmup.warm([{algo!r}], progress=False)
+wall = warmup.warm({algos!r}, progress=False)
 print(json.dumps({{"cpu": time.process_time() - t, "wall": wall}}))
 """
 
@@ -64,7 +81,8 @@ print(json.dumps({{"first": first, "second": time.process_time() - t, "compiled"
 
 def _child(code, cache):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", _PRELUDE.format(root=ROOT) + code], env=env, capture_output=True,
+                         text=True)
     if out.returncode:
         raise RuntimeError(out.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -73,9 +91,15 @@ def _child(code, cache):
 def measure(algo):
     dataset, load, options = PROBLEMS[algo]
     with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
-        cold = _child(_COLD.format(algo=algo), cache)
+        cold = _child(_COLD.format(algos=[algo]), cache)
         first = _child(_FIRST_FIT.format(algo=algo, dataset=dataset, load=load, options=options), cache)
     return dict(algo=algo, dataset=dataset, options=options, **cold, **first)
+
+
+def measure_all():
+    """CPU seconds of ``odtlab warmup`` (every registered algorithm) in one process from an empty cache."""
+    with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
+        return _child(_COLD.format(algos=None), cache)
 
 
 def main(argv=None):
@@ -94,7 +118,10 @@ def main(argv=None):
               f"{r['dataset']} {r.get('options', '')}", flush=True)
         if r["compiled"]:
             print(f"    compiled during the first fit: {', '.join(sorted(set(r['compiled'])))}", flush=True)
-    print(f"{'sum':<20}{total:>16.1f}")
+    print(f"{'sum':<20}{total:>16.1f}", flush=True)
+    if not (args.quick or args.algorithms):
+        print(f"{'warmup (all)':<20}{measure_all()['cpu']:>16.1f}  odtlab warmup, every algorithm in one process")
+    print(f"odtlab from {ROOT}; load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -20,9 +20,10 @@ import time
 import numpy as np
 
 from odtlab.core import events as core
-from odtlab.core._jit import COMPILED, numba
+from odtlab.core._jit import COMPILED, LevelKernel, numba
 
 if numba is not None:
+    from numba._dispatcher import compute_fingerprint
     from numba.core import event as numba_event
 
 _announced = set()  # solver names whose compilation this process has announced
@@ -37,17 +38,46 @@ def _probe(*args):
     raise _Captured(args)
 
 
+def _type_key(value):
+    """A key that determines ``numba.typeof(value)``, or None when ``value`` has none here (then it is typed
+    afresh). An array's key is numba's own type-cache fingerprint (dtype, dimensions, layout, writability: what
+    ``numba.typeof`` reads), so a state array that grows from int32 to int64 gets a new key; a tuple's
+    (namedtuples: the kernels' groups) is its class and its items' keys; a Python int's is its width (numba
+    types one past int64 as uint64); another scalar's is its class."""
+    if type(value) is np.ndarray:  # a record dtype's fingerprint holds its address: the key keeps the dtype alive
+        return compute_fingerprint(value), value.dtype if value.dtype.names else None
+    if isinstance(value, tuple):
+        keys = tuple(_type_key(v) for v in value)
+        return None if None in keys else (type(value), keys)
+    if type(value) is int:
+        return int if -2**63 <= value < 2**63 else None
+    if value is None or isinstance(value, (bool, float, np.number, np.bool_)):
+        return type(value)
+    return None
+
+
+_signatures = {}  # argument keys (_type_key) -> numba argument types: numba.typeof costs ~4 us per array
+
+
 def kernel_signature(solver, kernel, buffer):
     """The numba argument types of ``solver.advance(kernel, buffer, 1)``'s kernel call, without calling it.
 
     Every solver's ``advance`` only gathers its state arrays into the kernel call, so handing it a probe in
-    place of the kernel captures the exact arguments; their numba types are the signature the first call
-    would compile."""
+    place of the kernel captures the exact arguments (a :class:`~odtlab.core._jit.LevelKernel` adds its level);
+    their numba types are the signature the first call would compile, looked up by their :func:`_type_key`."""
     try:
-        solver.advance(_probe, buffer, 1)
+        solver.advance(LevelKernel(_probe, kernel.level) if isinstance(kernel, LevelKernel) else _probe, buffer, 1)
     except _Captured as captured:
-        return tuple(numba.typeof(a) for a in captured.args[0])
-    raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
+        args = captured.args[0]
+    else:
+        raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
+    key = _type_key(args)
+    signature = _signatures.get(key) if key is not None else None
+    if signature is None:
+        signature = tuple(numba.typeof(a) for a in args)
+        if key is not None:
+            _signatures[key] = signature
+    return signature
 
 
 def must_compile(dispatcher, signature):
@@ -133,9 +163,10 @@ def compile_kernel(solver, record, buffer):
         return
     kernel = solver.kernel(core.LEVELS[record])
     signature = kernel_signature(solver, kernel, buffer)
-    if signature not in kernel.overloads:
+    dispatcher = kernel.dispatcher if isinstance(kernel, LevelKernel) else kernel
+    if signature not in dispatcher.overloads:
         with announced(solver.name):
-            kernel.compile(signature)
+            dispatcher.compile(signature)
 
 
 # -- odtlab warmup ------------------------------------------------------------------------------------

@@ -62,10 +62,30 @@ TINY = textwrap.dedent('''
 ''')
 
 
+# The same solver with one kernel for every record level (odtlab.core._jit.LevelKernel): level none writes no
+# event, summary one per call, full two.
+TINY_LEVELS = TINY + textwrap.dedent('''
+    from odtlab.core._jit import LevelKernel
+
+    @numba.njit(cache=True)
+    def step_at(state, events, max_iterations, level):
+        state[0] += 1
+        for k in range(level):
+            events[k]["iteration"] = state[0]
+        return level, 0 if state[0] >= 3 else 1
+
+    class LevelSolver(TinySolver):
+        name = "levels"
+
+        def kernel(self, level):
+            return LevelKernel(step_at, level)
+''')
+
+
 @pytest.fixture
 def tiny(tmp_path):
     """Run Python code in a subprocess that can import the tiny module, on a cache folder of its own."""
-    (tmp_path / "tinykernel.py").write_text(TINY)
+    (tmp_path / "tinykernel.py").write_text(TINY_LEVELS)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
     env.pop("NUMBA_DISABLE_JIT", None)
@@ -173,3 +193,59 @@ def test_the_compile_notice_can_be_turned_off(capsys, monkeypatch):
     monkeypatch.delenv("ODTLAB_COMPILE_NOTICE")
     warmup._announce("quiet")
     assert capsys.readouterr().err == "odtlab: compiling the quiet kernels (once; cached on disk) …\n"
+
+
+def test_a_level_kernel_is_compiled_once_for_every_record_level(tiny):
+    """A kernel that takes the record level as an argument (LevelKernel) is compiled once, before the clock, with
+    one notice, and runs at each level; the next process loads it from the disk cache."""
+    code = '''
+        from odtlab.search import Search
+        from tinykernel import LevelSolver, step_at
+        for record in ("none", "summary", "full"):
+            search = Search(LevelSolver(), record=record)
+            result = search.run(time_limit=0.02)
+            print(record, result.status, len(search.events()))
+        print(len(step_at.overloads), sum(dict(step_at.stats.cache_misses).values()))
+    '''
+    out, err = tiny(code)
+    assert out == ["none", "optimal", "0", "summary", "optimal", "3", "full", "optimal", "6", "1", "1"]
+    assert err.splitlines() == ["odtlab: compiling the levels kernels (once; cached on disk) …"]
+    out, err = tiny(code)
+    assert out[-2:] == ["1", "0"] and err == ""  # loaded from the disk cache
+
+
+def test_the_kernel_signature_follows_the_state_arrays():
+    """kernel_signature reuses the types it computed for the same dtypes, layouts and groups, and is never stale:
+    a state array that grows from int32 to int64, turns Fortran-ordered or read-only, or a Python int past int64
+    gives the signature numba.typeof gives."""
+    import numba
+    from collections import namedtuple
+
+    Group = namedtuple("Group", "a b")
+
+    class Probe:
+        def __init__(self):
+            self.group, self.n = Group(np.zeros((3, 2)), np.zeros(4, dtype=np.int32)), 5
+
+        def advance(self, kernel, events, max_iterations):
+            return kernel(self.group, events, max_iterations, self.n)
+
+    solver, events = Probe(), np.zeros(4, dtype=core.EVENT_DTYPE)
+
+    def check():
+        signature = warmup.kernel_signature(solver, None, events)
+        assert signature == tuple(numba.typeof(a) for a in (solver.group, events, 1, solver.n))
+        return signature
+
+    first = check()
+    assert check() is first  # the same types: looked up, not typed again
+    solver.group = Group(solver.group.a, solver.group.b.astype(np.int64))
+    assert check() != first
+    solver.group = Group(np.asfortranarray(solver.group.a), solver.group.b)
+    check()
+    readonly = solver.group.b.copy()
+    readonly.flags.writeable = False
+    solver.group = Group(solver.group.a, readonly)
+    check()
+    solver.n = 2**63
+    assert check()[-1] == numba.types.uint64

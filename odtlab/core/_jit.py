@@ -63,6 +63,26 @@ else:
     intrinsic = _identity_decorator
 
 
+class LevelKernel:
+    """A kernel compiled once for every record level: ``LevelKernel(dispatcher, level)(*args)`` calls
+    ``dispatcher(*args, level)``.
+
+    A kernel written as ``make_kernel(level)`` (the level a compile-time constant) is compiled three times,
+    each time with every helper it links re-optimised by LLVM; a kernel that takes the level as its last
+    argument and tests it at run time (``if level >= LEVEL_SUMMARY: emit ...``) is compiled once, and its
+    ``Solver.kernel(level)`` returns this wrapper. :func:`odtlab.warmup.compile_kernel` reads
+    :attr:`dispatcher` and appends the level to the signature it compiles."""
+
+    __slots__ = ("dispatcher", "level")
+
+    def __init__(self, dispatcher, level):
+        self.dispatcher = dispatcher
+        self.level = level
+
+    def __call__(self, *args):
+        return self.dispatcher(*args, self.level)
+
+
 def as_ratio(value, max_denominator=10**6):
     """Return ``(p, q)`` with ``p / q == value`` exactly for decimal input such as 0.005 or "0.005".
 

@@ -146,6 +146,18 @@ def add_row(stats, Y, wi, i, criterion, sign):
         stats[np.int64(Y[i, 0])] += sign * wi
 
 
+@njit(inline="always")
+def copy_flat(dst, src):
+    """``dst[...] = src`` for two C-contiguous arrays of one size (``dst`` must be: as plain Python, reshaping a
+    non-contiguous array copies it), element by element. numba's array assignment checks the shapes at run time
+    and formats its error with them, which cost the first function that had one about 2 s of compilation
+    (string formatting compiled for the message, measured with numba's compile events); this loop has none."""
+    d = dst.reshape(dst.size)
+    s = src.reshape(src.size)
+    for i in range(d.size):
+        d[i] = s[i]
+
+
 @njit
 def node_stats(order, start, end, Y, w, criterion, n_stats):
     stats = np.zeros(n_stats)
@@ -172,7 +184,7 @@ def scan_sorted(X, Y, w, f, rows, criterion, min_samples_leaf, parent_stats, par
     if X[rows[n_node - 1], f] <= X[rows[0], f] + FEATURE_THRESHOLD:
         return best_cost, best_thr, best_pos  # constant feature in this node
     left[:] = 0.0
-    right[:] = parent_stats
+    copy_flat(right, parent_stats)
     wl = 0.0
     for t in range(n_node - 1):
         i = rows[t]
@@ -275,7 +287,7 @@ def pop_frontier(frontier, counters, max_leaves):
                 r = s
     rec = frontier[r].copy()
     last = counters[C_FRONTIER] - 1
-    frontier[r] = frontier[last]
+    copy_flat(frontier[r], frontier[last])
     counters[C_FRONTIER] = last
     return rec
 
@@ -338,7 +350,7 @@ def decide_node(data, params, state, rec, v):
             state.right[parent] = v
     stats, wn = node_stats(state.order, np.int64(rec[F_START]), np.int64(rec[F_END]), data.Y, data.w,
                            params.criterion, params.n_stats)
-    state.node_value[v, :] = stats[:state.node_value.shape[1]]
+    copy_flat(state.node_value[v, :], stats[:state.node_value.shape[1]])
     state.node_weight[v] = wn
     state.node_impurity[v] = rec[F_IMP]
     state.node_depth[v] = np.int64(rec[F_DEPTH])
@@ -346,70 +358,71 @@ def decide_node(data, params, state, rec, v):
                        params.min_impurity_decrease, params.max_leaf_nodes, state.counters)
 
 
-def make_kernel(level):
-    """The CART kernel specialised for a record level (``ev.LEVEL_*``)."""
+@njit
+def cart_kernel(data, params, state, events, max_iterations, level):
+    """Advance CART by at most ``max_iterations`` node decisions, recording events at ``level`` (``ev.LEVEL_*``);
+    return (n_events, status).
 
-    @njit
-    def cart_kernel(data, params, state, events, max_iterations):
-        """Advance CART by at most ``max_iterations`` node decisions; return (n_events, status).
-
-        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`. ``state.acc``
-        holds the training loss of the leaves made so far and of the frontier (see ``A_*``): the incumbent's loss
-        is their sum, kept up to date in O(1) per decision.
-        """
-        counters, acc = state.counters, state.acc
-        n = state.order.shape[0]
-        sorted_buf = np.empty(n, dtype=np.int64)
-        key_buf = np.empty(n)
-        k = 0
-        if counters[C_DONE] == 1:
+    ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`. ``state.acc``
+    holds the training loss of the leaves made so far and of the frontier (see ``A_*``): the incumbent's loss
+    is their sum, kept up to date in O(1) per decision. The level is read at run time (one compilation serves
+    the three levels: :class:`odtlab.core._jit.LevelKernel`); a test per decision costs nothing measurable
+    beside its sort.
+    """
+    counters, acc = state.counters, state.acc
+    n = state.order.shape[0]
+    sorted_buf = np.empty(n, dtype=np.int64)
+    key_buf = np.empty(n)
+    k = 0
+    if counters[C_DONE] == 1:
+        return k, ev.STATUS_DONE
+    if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
+        # the root: rows 0..n, depth 0, no parent, not a left child (int64 values, as the children's calls pass
+        # them: numba compiles a function once per literal constant a jitted caller passes it)
+        push_frontier(data, params, state, np.int64(0), n, np.int64(0), np.int64(-1), np.int64(0), sorted_buf,
+                      key_buf)
+        if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
+            k = ev.emit_search_started(events, k, 0, lower=0.0, upper=acc[A_FRONTIER], i0=n)
+    done = 0
+    while done < max_iterations:
+        if counters[C_FRONTIER] == 0:
+            counters[C_DONE] = 1
+            acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
+            if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, training loss of the tree]
+                k = ev.emit_terminated(events, k, counters[C_ITER], optimal=0, lower=0.0, upper=acc[A_LEAVES],
+                                       i0=counters[C_NODES], i1=counters[C_LEAVES])
             return k, ev.STATUS_DONE
-        if counters[C_NODES] == 0 and counters[C_FRONTIER] == 0:
-            push_frontier(data, params, state, 0, n, 0, -1, 0, sorted_buf, key_buf)
-            if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, loss of the root as a leaf]
-                k = ev.emit_search_started(events, k, 0, lower=0.0, upper=acc[A_FRONTIER], i0=n)
-        done = 0
-        while done < max_iterations:
-            if counters[C_FRONTIER] == 0:
-                counters[C_DONE] = 1
-                acc[A_FRONTIER] = 0.0  # no rounding left over from the running sum
-                if level >= ev.LEVEL_SUMMARY:  # the solver's bounds: [0, training loss of the tree]
-                    k = ev.emit_terminated(events, k, counters[C_ITER], optimal=0, lower=0.0, upper=acc[A_LEAVES],
-                                           i0=counters[C_NODES], i1=counters[C_LEAVES])
-                return k, ev.STATUS_DONE
-            if k + 2 > events.shape[0]:
-                return k, ev.STATUS_BUFFER
-            rec = pop_frontier(state.frontier, counters, params.max_leaf_nodes)
-            acc[A_FRONTIER] -= rec[F_LOSS]
-            v = counters[C_NODES]
-            counters[C_NODES] = v + 1
-            reason = decide_node(data, params, state, rec, v)
-            counters[C_ITER] += 1
-            done += 1
-            parent = np.int64(rec[F_PARENT])
-            start = np.int64(rec[F_START])
-            end = np.int64(rec[F_END])
-            depth = np.int64(rec[F_DEPTH])
-            if reason >= 0:
-                state.split[v] = 0
-                counters[C_LEAVES] += 1
-                acc[A_LEAVES] += rec[F_LOSS]
-                if level >= ev.LEVEL_FULL:
-                    k = emit_leaf(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
-                                  n_samples=end - start, reason=reason, impurity=rec[F_IMP])
-                continue
-            pos = split_node(data, state, rec, v, sorted_buf)
-            # right child first, so the left one is decided first in depth-first order
-            push_frontier(data, params, state, pos, end, depth + 1, v, 0, sorted_buf, key_buf)
-            push_frontier(data, params, state, start, pos, depth + 1, v, 1, sorted_buf, key_buf)
-            if level >= ev.LEVEL_SUMMARY:
-                k = emit_split(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
-                               feature=np.int64(rec[F_FEAT]), threshold=rec[F_THR],
-                               impurity_decrease=rec[F_IMPROVE], n_samples=end - start, left=pos - start,
-                               right=end - pos, impurity=rec[F_IMP])
-        return k, ev.STATUS_BUDGET
-
-    return cart_kernel
+        if k + 2 > events.shape[0]:
+            return k, ev.STATUS_BUFFER
+        rec = pop_frontier(state.frontier, counters, params.max_leaf_nodes)
+        acc[A_FRONTIER] -= rec[F_LOSS]
+        v = counters[C_NODES]
+        counters[C_NODES] = v + 1
+        reason = decide_node(data, params, state, rec, v)
+        counters[C_ITER] += 1
+        done += 1
+        parent = np.int64(rec[F_PARENT])
+        start = np.int64(rec[F_START])
+        end = np.int64(rec[F_END])
+        depth = np.int64(rec[F_DEPTH])
+        if reason >= 0:
+            state.split[v] = 0
+            counters[C_LEAVES] += 1
+            acc[A_LEAVES] += rec[F_LOSS]
+            if level >= ev.LEVEL_FULL:
+                k = emit_leaf(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
+                              n_samples=end - start, reason=reason, impurity=rec[F_IMP])
+            continue
+        pos = split_node(data, state, rec, v, sorted_buf)
+        # right child first, so the left one is decided first in depth-first order
+        push_frontier(data, params, state, pos, end, depth + 1, v, np.int64(0), sorted_buf, key_buf)
+        push_frontier(data, params, state, start, pos, depth + 1, v, np.int64(1), sorted_buf, key_buf)
+        if level >= ev.LEVEL_SUMMARY:
+            k = emit_split(events, k, counters[C_ITER], node=v, parent=parent, depth=depth,
+                           feature=np.int64(rec[F_FEAT]), threshold=rec[F_THR],
+                           impurity_decrease=rec[F_IMPROVE], n_samples=end - start, left=pos - start,
+                           right=end - pos, impurity=rec[F_IMP])
+    return k, ev.STATUS_BUDGET
 
 
 @njit

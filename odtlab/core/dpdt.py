@@ -296,7 +296,7 @@ def stable_ties(XT, order):
             while j < n and x[o[j]] == x[o[i]]:
                 j += 1
             if j - i > 16:
-                o[i:j] = np.sort(o[i:j])
+                o[i:j].sort()  # in place (an assignment from np.sort compiles a shape check: 2 s)
             else:
                 for t in range(i + 1, j):  # insertion sort of a short run
                     v = o[t]
@@ -698,8 +698,8 @@ def presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_l
                                      parent_w, sp, cl, cr, table, use_table)
         else:
             _counting_sort(L, a, b, -kind - 1, GBIN, BOFF, TMP, CNT)
-            approx[f] = _approx_scan(XT, Yc, yi, w, f, sorted_tmp, 0, 0, n_node, criterion, min_leaf, parent_stats,
-                                     parent_w, sp, cl, cr, table, use_table)
+            approx[f] = _approx_scan(XT, Yc, yi, w, f, sorted_tmp, np.int64(0), np.int64(0), n_node, criterion,
+                                     min_leaf, parent_stats, parent_w, sp, cl, cr, table, use_table)
         if approx[f] < best_approx:
             best_approx = approx[f]
     counters[C_SCANNED] += n_node * p
@@ -827,11 +827,12 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
         f, thr, pos, cost = presorted_best_split(X, XT, Y, Yc, yi, w, L, a, b, criterion, n_stats, min_leaf, stats,
                                                  W, table, use_table, integer_weights, approx, lay, H, hist_ready,
                                                  counters)
-    cart.frontier_record(frontier, fc, a, b, 0, -1, 0, imp, (f, thr, pos, cost), W, W)
+    # int64 constants, not literals, here and below: numba compiles a function once per literal a caller passes
+    cart.frontier_record(frontier, fc, a, b, np.int64(0), np.int64(-1), np.int64(0), imp, (f, thr, pos, cost), W, W)
     k = 0
     while fc[cart.C_FRONTIER] > 0:
         rec = cart.pop_frontier(frontier, fc, max_leaves)
-        if cart.leaf_reason(rec, -1, min_split, min_leaf, min_decrease, max_leaves, fc) >= 0:
+        if cart.leaf_reason(rec, np.int64(-1), min_split, min_leaf, min_decrease, max_leaves, fc) >= 0:
             fc[cart.C_LEAVES] += 1
             continue
         f = np.int64(rec[cart.F_FEAT])
@@ -860,8 +861,8 @@ def cart_candidates(data, params, state, depth, a, b, stats, W, hist_ready, know
             cimp = cart.impurity_of(cs, cw, criterion)
             cf, cthr, cpos, ccost = presorted_best_split(X, XT, Y, Yc, yi, w, dst, lo, hi, criterion, n_stats,
                                                          min_leaf, cs, cw, table, use_table, integer_weights, approx,
-                                                         lay, lay[6], False, counters)
-            cart.frontier_record(frontier, fc, lo, hi, depth + 1, -1, side, cimp, (cf, cthr, cpos, ccost), cw, W)
+                                                         lay, lay[6], np.bool_(False), counters)
+            cart.frontier_record(frontier, fc, lo, hi, depth + 1, np.int64(-1), side, cimp, (cf, cthr, cpos, ccost), cw, W)
             if depth == 0:
                 kids[side, 0] = 1.0
                 kids[side, 1] = cf
@@ -907,7 +908,7 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
         if X[rows[n_node - 1], f] <= X[rows[0], f] + gap:
             continue
         left[:] = 0.0
-        right[:] = parent_stats
+        cart.copy_flat(right, parent_stats)
         wl = 0.0
         for t in range(n_node - 1):
             i = rows[t]
@@ -1038,8 +1039,8 @@ def _merge_backup(WF, WI, w0, wn, MF, MI, nm):
     outF = np.empty((n, 2))
     outI = np.empty((n, 3), dtype=np.int64)
     m = lower_envelope(tmpF, tmpI, n, outF, outI)
-    WF[w0:w0 + m] = outF[:m]
-    WI[w0:w0 + m] = outI[:m]
+    cart.copy_flat(WF[w0:w0 + m], outF[:m])
+    cart.copy_flat(WI[w0:w0 + m], outI[:m])
     return m
 
 
@@ -1072,8 +1073,8 @@ def _side_stats(XT, Y, w, rows, a, b, f, thr, left, criterion, n_stats):
 # a backup does little else (with phases that took the groups, the reference counts were a third of a small
 # exhaustive search's time, perf), so the kernel decides each step from one frame with the scalar helpers
 # ``next_step`` and ``room_needed`` and the cheap steps take only the arrays they touch; ``expand_state``, whose
-# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (the record
-# level a compile-time constant).
+# scans cost far more than its references, takes the groups. Phases that emit are inline="always" (they read the
+# record level the kernel is given at run time).
 
 @njit
 def next_step(started, phase, depth, state, start, end, pcand, n_left, N):
@@ -1144,7 +1145,7 @@ def state_rows(data, params, state, step):
     elif side == 2 and use_hist:
         HSV[depth] = HSV[params.max_depth + depth - 1]
         if HSV[depth]:
-            HS[depth][:] = state.HP[depth - 1]
+            cart.copy_flat(HS[depth], state.HP[depth - 1])
     elif use_hist:
         HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
         if HSV[0]:
@@ -1380,7 +1381,7 @@ def bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, 
     counters[C_BACKUPS] += 1
     if level >= LEVEL_SUMMARY:
         alpha = params.alpha
-        h = best_piece(MF, 0, nm, alpha)
+        h = best_piece(MF, np.int64(0), nm, alpha)
         q = MF[h, E_] + alpha * MF[h, S_]
         chosen = WI[best_piece(WF, fr[FR_WSTART], fr[FR_WLEN], alpha), A_]
         k = emit_backup(events, k, it, depth=fr[FR_DEPTH], chosen=1 if chosen == pcand else 0, state=s,
@@ -1401,8 +1402,8 @@ def bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, 
     h = counters[C_PIECES]
     w0 = fr[FR_WSTART]
     m = fr[FR_WLEN]
-    PF[h:h + m] = WF[w0:w0 + m]
-    PI[h:h + m] = WI[w0:w0 + m]
+    cart.copy_flat(PF[h:h + m], WF[w0:w0 + m])
+    cart.copy_flat(PI[h:h + m], WI[w0:w0 + m])
     counters[C_PIECES] = h + m
     SI[s, S_HSTART] = h
     SI[s, S_HLEN] = m
@@ -1439,82 +1440,78 @@ def extract_policy(state, events, k, it, alpha):
                            i1=counters[C_OPS], i2=counters[C_BACKUPS])
 
 
-def make_kernel(level):
-    """The DPDT kernel specialised for a record level (``LEVEL_*`` of ``odtlab.core.events``)."""
+@njit
+def dpdt_kernel(data, params, state, events, max_iterations, level):
+    """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
+    about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call), recording events at
+    ``level`` (``LEVEL_*`` of ``odtlab.core.events``); return (n_events, status).
 
-    @njit
-    def dpdt_kernel(data, params, state, events, max_iterations):
-        """Advance DPDT by at most ``max_iterations`` iterations (Algorithm 1, one step each: ``next_step``) and
-        about ``WORK_PER_CALL`` units of work (the iteration that reaches it ends the call); return (n_events,
-        status).
-
-        ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
-        ``state.counters[C_CANDS]`` etc. hold every table's fill level.
-        """
-        # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
-        XT, Y, w = data.XT, data.Y, data.w
-        LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
-        PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
-        D = params.max_depth
-        N, p = data.X.shape
-        approx = np.empty(p)
-        k = 0
-        if counters[C_DONE] == 1:
+    ``data``, ``params``, ``state``: the groups :data:`Data`, :data:`Params`, :data:`State`;
+    ``state.counters[C_CANDS]`` etc. hold every table's fill level. The level is read at run time: one
+    compilation serves the three levels (:class:`odtlab.core._jit.LevelKernel`).
+    """
+    # the arrays the cheap iterations (a state at the horizon, a backup) use, unpacked once (see above)
+    XT, Y, w = data.XT, data.Y, data.w
+    LISTS, STACK, SI, SF, CI, CF = state.LISTS, state.STACK, state.SI, state.SF, state.CI, state.CF
+    PI, PF, WI, WF, counters = state.PI, state.PF, state.WI, state.WF, state.counters
+    D = params.max_depth
+    N, p = data.X.shape
+    approx = np.empty(p)
+    k = 0
+    if counters[C_DONE] == 1:
+        return k, STATUS_DONE
+    done = 0
+    work = 0
+    while done < max_iterations and work < WORK_PER_CALL:
+        if k + params.events_per_iteration > events.shape[0]:
+            return k, STATUS_BUFFER
+        fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
+        started = counters[C_STARTED] == 1
+        pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
+        n_left = CI[pcand, K_NLEFT] if started else 0
+        expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
+                                 pcand, n_left, N)
+        if expand:
+            max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
+                step[0] < D) else 0
+            need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
+                    counters[C_WORK] + 1)
+        else:
+            nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
+            need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
+        grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
+        if grow:
+            counters[C_GROW] = grow
+            return k, STATUS_GROW
+        counters[C_ITER] += 1
+        done += 1
+        it = counters[C_ITER]
+        if expand and step[0] == D:
+            solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
+                                      params, fr, step)
+            if level >= LEVEL_SUMMARY:
+                k = state_expanded(state, events, k, it, params.alpha, step, solved)
+            leaf_solved(PF, PI, SI, counters, solved, E)
+            work += step[2] - step[1]
+        elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
+            scanned, cands = counters[C_SCANNED], counters[C_CANDS]
+            k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
+            work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
+        else:
+            k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
+                                       step[5])
+            work += 1
+        if solved < 0:
+            continue
+        if level >= LEVEL_FULL:
+            k = state_solved(state, events, k, it, params.alpha, solved)
+        if counters[C_TOP] == 0:
+            counters[C_DONE] = 1
+            if level >= LEVEL_SUMMARY:
+                k = extract_policy(state, events, k, it, params.alpha)
             return k, STATUS_DONE
-        done = 0
-        work = 0
-        while done < max_iterations and work < WORK_PER_CALL:
-            if k + params.events_per_iteration > events.shape[0]:
-                return k, STATUS_BUFFER
-            fr = STACK[max(counters[C_TOP] - 1, 0)]  # the frame on top of the path
-            started = counters[C_STARTED] == 1
-            pcand = SI[fr[FR_STATE], S_CSTART] + fr[FR_CUR] if started else -1
-            n_left = CI[pcand, K_NLEFT] if started else 0
-            expand, step = next_step(started, fr[FR_PHASE], fr[FR_DEPTH], fr[FR_STATE], fr[FR_START], fr[FR_END],
-                                     pcand, n_left, N)
-            if expand:
-                max_c = max_candidates(params.generator, params.budgets[step[0]], step[2] - step[1], p) if (
-                    step[0] < D) else 0
-                need = (counters[C_STATES] + 1, counters[C_CANDS] + max_c, counters[C_PIECES] + 1,
-                        counters[C_WORK] + 1)
-            else:
-                nm = SI[CI[pcand, K_LEFT], S_HLEN] + SI[CI[pcand, K_RIGHT], S_HLEN] - 1
-                need = (0, 0, counters[C_PIECES] + fr[FR_WLEN] + nm, fr[FR_WSTART] + fr[FR_WLEN] + nm)
-            grow = room_needed(counters, need, (SI.shape[0], CI.shape[0], PI.shape[0], WI.shape[0]))
-            if grow:
-                counters[C_GROW] = grow
-                return k, STATUS_GROW
-            counters[C_ITER] += 1
-            done += 1
-            it = counters[C_ITER]
-            if expand and step[0] == D:
-                solved, E = horizon_state(XT, Y, w, LISTS[D - 1, LISTS.shape[1] - 1], SI, SF, CI, CF, counters,
-                                          params, fr, step)
-                if level >= LEVEL_SUMMARY:
-                    k = state_expanded(state, events, k, it, params.alpha, step, solved)
-                leaf_solved(PF, PI, SI, counters, solved, E)
-                work += step[2] - step[1]
-            elif expand:  # work: the generator's scans, and the state's rows counted once and per candidate
-                scanned, cands = counters[C_SCANNED], counters[C_CANDS]
-                k, solved = expand_state(data, params, state, events, k, it, level, step, approx)
-                work += counters[C_SCANNED] - scanned + (step[2] - step[1]) * (1 + counters[C_CANDS] - cands)
-            else:
-                k, solved = bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, k, it, level,
-                                           step[5])
-                work += 1
-            if solved < 0:
-                continue
-            if level >= LEVEL_FULL:
-                k = state_solved(state, events, k, it, params.alpha, solved)
-            if counters[C_TOP] == 0:
-                counters[C_DONE] = 1
-                if level >= LEVEL_SUMMARY:
-                    k = extract_policy(state, events, k, it, params.alpha)
-                return k, STATUS_DONE
-            STACK[counters[C_TOP] - 1, FR_PHASE] += 1
-        return k, STATUS_BUDGET
-
-    return dpdt_kernel
+        STACK[counters[C_TOP] - 1, FR_PHASE] += 1
+    return k, STATUS_BUDGET
 
 
 @njit

@@ -14,21 +14,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import certificate
 from odtlab.core import cart as kernels
+from odtlab.core._jit import LevelKernel
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import Tree
-
-_KERNELS = {}
-
-
-def cart_kernel(level):
-    """The compiled CART kernel for a record level (compiled once per process, cached on disk)."""
-    if level not in _KERNELS:
-        _KERNELS[level] = kernels.make_kernel(level)
-    return _KERNELS[level]
-
 
 class CARTSolver(Solver):
     """State of one CART run: the row order, the frontier and the node table (see ``core.cart``)."""
@@ -81,7 +72,7 @@ class CARTSolver(Solver):
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return cart_kernel(level)
+        return LevelKernel(kernels.cart_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
         n, status = kernel(self.data, self.params, self.state, events, max_iterations)

@@ -49,7 +49,7 @@ from sklearn.utils.validation import check_is_fitted
 from odtlab import certificate, memory
 from odtlab.core import cart as cart_kernels
 from odtlab.core import dpdt as kernels
-from odtlab.core._jit import as_ratio
+from odtlab.core._jit import LevelKernel, as_ratio
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
 from odtlab.search import Search, Solver
@@ -60,16 +60,6 @@ from odtlab.tree import Tree
 ALGORITHM = "dpdt"
 GENERATOR_NAMES = {v: k for k, v in kernels.GENERATORS.items()}
 BUDGETS = ("leaves", "splits")
-
-_KERNELS = {}
-
-
-def dpdt_kernel(level):
-    """The compiled DPDT kernel for a record level (compiled once per process, cached on disk)."""
-    if level not in _KERNELS:
-        _KERNELS[level] = kernels.make_kernel(level)
-    return _KERNELS[level]
-
 
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -288,7 +278,7 @@ class DPDTSolver(Solver):
         return int(min(max(self.first_call_work // (n * p), 16), 1 << 16))
 
     def kernel(self, level):
-        return dpdt_kernel(level)
+        return LevelKernel(kernels.dpdt_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
         k, status = kernel(self.data, self.params, self.state, events, max_iterations)
