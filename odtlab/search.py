@@ -179,7 +179,8 @@ class Snapshot:
 class Search:
     """Drive a :class:`Solver`: run to limits, step event by event, resume, snapshot.
 
-    ``record`` is the event level kept while running: "none" (compiled without any event code),
+    ``record`` is the event level kept while running: "none" (no events: a kernel made per level has no event
+    code at all, one compiled for every level skips it at run time),
     "summary" (one event per iteration) or "full" (every step). ``steps()`` always records at level
     full unless told otherwise.
     """
