@@ -197,10 +197,10 @@ def test_worked_example_of_appendix_a2():
     for lower_bound, left_kept_2 in (("W0", [1, 2]), ("W2", [1])):
         sol = solver(X, y, depth=2, s=2, lower_bound=lower_bound, keep_ties=True)
         assert list(sol.u) == [5, 6, 3]  # u(1) = 5: samples 3 and 4 tie
-        G, SC, OUT, J, SL = sol.E
-        unknown = np.full(3, -np.inf)
-        out = kernels.d2_process(sol.V, True, 0, 1, 4, False, False, F, F, np.zeros(3), np.zeros(3), unknown, unknown,
-                                 2.0, 0.0, 0.5, 2, kernels.LB_NAMES[lower_bound], 0.6, False, 6, G, SC, OUT, J, SL)
+        SL = sol.E[4]
+        T = kernels.one_tuple2(3, 0, 1, 4)
+        T[7][0], T[8][0] = F, F
+        out = kernels.process_tuple(sol.V, sol.params._replace(similarity=False), T, 0, 2.0, sol.E)
         exhaustive, npts, best, jbest, f1, f2 = out[:6]
         keep1, keep2, rowmin, colmin, slb, pts = SL[:6]
         assert not exhaustive and list(pts[:3]) == [1, 2, 4]
@@ -237,12 +237,9 @@ def test_w1_with_the_corrected_eq_11_never_exceeds_l2():
         X = rng.integers(0, 6, size=(30, 2)).astype(float)
         y = rng.integers(0, 2, 30)
         sol = solver(X, y, depth=2, s=2, lower_bound="W1", sprime_ratio=1e9)
-        G, SC, OUT, J, SL = sol.E
-        F = np.ones(2, bool)
-        u0 = int(sol.u[0])
-        unknown = np.full(2, -np.inf)
-        kernels.d2_process(sol.V, True, 0, 0, u0, False, False, F, F, np.zeros(2), np.zeros(2), unknown, unknown,
-                           np.inf, 0.0, 0.5, 2, kernels.LB_W1, 1e9, False, 30, G, SC, OUT, J, SL)
+        SL = sol.E[4]
+        kernels.process_tuple(sol.V, sol.params._replace(margin=0.5, similarity=False),
+                              kernels.one_tuple2(2, 0, 0, int(sol.u[0])), 0, np.inf, sol.E)
         pts = SL[5]
         for j in (1, 2):  # the true L2 of each slice, by brute force over its root thresholds
             for f1 in range(2):
