@@ -144,19 +144,35 @@ def test_interrupt_and_resume_equal_an_uninterrupted_run(depth):
     assert [e.record for e in stepped.steps()] == [tuple(r) for r in whole.events().tolist()]
 
 
-def test_a_depth3_run_reads_the_clock_after_its_first_iteration():
-    """Issue 20: at depth 3 one iteration is several inner depth-2 solves, so the first kernel call of
-    ``Search.run`` processes one root tuple (it processed 16 before the driver read the clock again: a 0.05 s
-    limit overshot by 1.1 s on quantbnb/bidding)."""
+def test_a_depth3_kernel_call_ends_after_its_work_budget():
+    """Issue 20: a depth-3 iteration is up to 2 (s - 1) inner depth-2 solves (a tenth of a second each on
+    sklearn/digits), so a kernel call ends once it has spent ``work_per_call`` work units, between two inner
+    solves if need be, whatever its iteration budget. With a budget of one unit every call makes one inner
+    solve, some calls stop inside a root tuple, and the calls add up to the uninterrupted search, event for event."""
     data = datasets.load("gen/random-continuous")
-    X, y = data.X[:60 if JIT else 25], data.y[:60 if JIT else 25]
+    X, y = data.X[:80 if JIT else 40], data.y[:80 if JIT else 40]
+    whole = Search(solver(X, y, depth=3), record="full")
+    full = whole.run()
     sol = solver(X, y, depth=3)
-    budgets = []
+    sol.params = sol.params._replace(work_per_call=1)
+    calls = []
     advance = sol.advance
-    sol.advance = lambda kernel, events, n: budgets.append(n) or advance(kernel, events, n)
-    result = Search(sol, record="none").run()
-    assert budgets[0] == 1 and len(budgets) > 1 and result.optimal
-    assert result.tree.misclassifications(X, y) == result.objective
+
+    def counted(kernel, events, n):
+        inner = sol.ist[kernels.I_INNER]
+        out = advance(kernel, events, n)
+        calls.append((sol.ist[kernels.I_INNER] - inner, sol.ist[kernels.I_PHASE]))
+        return out
+
+    sol.advance = counted
+    chunked = Search(sol, record="full")
+    part = chunked.run()
+    assert max(solves for solves, _ in calls) == 1
+    assert any(phase != kernels.PHASE_NEW for _, phase in calls)
+    machine = {key: part.stats[key] for key in MACHINE_STATS}
+    assert part.objective == full.objective and part.stats == {**full.stats, **machine}
+    assert part.tree.to_dict() == full.tree.to_dict()
+    assert [tuple(r) for r in chunked.events().tolist()] == [tuple(r) for r in whole.events().tolist()]
 
 
 @pytest.mark.parametrize("depth", [2, 3])

@@ -21,7 +21,8 @@ In the code: ``process_tuple`` is one tuple's Steps 1-2 (``stump_losses_at_point
 for V_s; ``middle_blocks`` for W1 / W2, ``slice_minima`` for W, ``eliminate_features`` for Proposition 4.1);
 the kernel (one iteration = one tuple) then updates U (``update_upper_bound2``) and pushes the kept slices
 (``refine2``). At depth 3 an iteration is ``left_sides3`` and ``right_sides3`` (the inner solves of
-Proposition C.1 at the points of a root tuple) and ``refine3``; the first is ``all_rows3``.
+Proposition C.1 at the points of a root tuple) and ``refine3``; the first is ``all_rows3``. A depth-3 kernel
+call ends after about ``WORK_PER_CALL`` work units, between two inner solves of a root tuple if need be.
 
 Choices the paper leaves open, fixed here:
 
@@ -142,8 +143,16 @@ emit_subtree_solved = ev.event_kind(
 
 # integer state (``ist``) slots, shared by the depth-2 and depth-3 kernels
 I_HEAD, I_ROUND_END, I_TAIL, I_ROUND, I_STEPS, I_DONE, I_NINC, I_PASSES, I_NEXT_ID, I_EXHAUSTIVE, I_INNER, \
-    I_INNER_STEPS, I_STARTED, I_SLICES_PRUNED, I_ELIMINATED = range(15)
-N_IST = 15
+    I_INNER_STEPS, I_STARTED, I_SLICES_PRUNED, I_ELIMINATED, I_PHASE, I_POINT = range(17)
+N_IST = 17
+# depth 3: where the root tuple at the head stands (``I_PHASE``; ``I_POINT`` is the next point of its side)
+PHASE_NEW, PHASE_LEFT, PHASE_RIGHT = 0, 1, 2
+#: Work units (rows a view is built from times p, plus rows times feature scans of the inner solves) after which
+#: a depth-3 kernel call returns, whatever its iteration budget: a few milliseconds, so that a time limit or
+#: Ctrl-C acts within ~0.1 s although a root tuple is up to 2 (s - 1) inner depth-2 solves (a tenth of a second
+#: each on sklearn/digits). A call stops between two inner solves (``I_PHASE``, ``I_POINT`` and ``Sides`` say
+#: where), so a resumed search is the same search.
+WORK_PER_CALL = 1 << 22
 # float state (``fst``) slots: the incumbent loss U and the certified lower bound of the last iteration start
 F_U, F_LB = range(2)
 N_FST = 2
@@ -156,8 +165,9 @@ HIST_COLS = 14
 # -- the search's named groups (read-only options and data, the state it writes, scratch) ---------------
 #: Options of one search: the task (``cls``: 0-1 loss, else squared error), s quantile slices per refinement
 #: (§3.1), the lower bound W0 / W1 / W2 (§3.2) and W1's s' ratio, the tie tolerance ``tol`` and pruning
-#: ``margin`` (module docstring), and the similarity bound (0-1 loss only).
-Params = namedtuple("Params", "cls s lower_bound sprime_ratio tol margin similarity")
+#: ``margin`` (module docstring), the similarity bound (0-1 loss only) and the work after which a depth-3 kernel
+#: call returns (``WORK_PER_CALL``).
+Params = namedtuple("Params", "cls s lower_bound sprime_ratio tol margin similarity work_per_call")
 #: What a search writes and a resume needs: the alive tuples ``T``, the ``counters`` (I_*), the float
 #: accumulators ``acc`` (U, the lower bound: F_*), the incumbent history (``hist`` rows, ``hval`` losses) and
 #: the per-round statistics ``rstat``.
@@ -167,7 +177,8 @@ State = namedtuple("State", "T counters acc hist hval rstat")
 Data2 = namedtuple("Data2", "V")
 Data3 = namedtuple("Data3", "order rank y Y u cum")
 #: Scratch arrays, rewritten by every iteration: the depth-2 engine ``E`` (``make_scratch``), the ids of a
-#: refined tuple's children ``cid``; at depth 3 also the inner solves' view ``V``, ``loc`` and ``sides``.
+#: refined tuple's children ``cid``; at depth 3 also the inner solves' view ``V``, ``loc`` and ``sides``
+#: (``sides`` also carries a root tuple that a kernel call left between two inner solves to the next call).
 Work2 = namedtuple("Work2", "E cid")
 Work3 = namedtuple("Work3", "V loc E sides")
 #: Depth 3, per point t_j of the root tuple being processed: lower and upper bounds of D2 on the left and the
@@ -667,7 +678,7 @@ def _points(a, b, s, pts):
     return False, s + 1
 
 
-@njit
+@njit(inline="always")
 def stump_losses_at_points(V, cls, T, x, npts, E):
     """Step 1 of Algorithm 1 on tuple x: the stump losses L1 (eq. 6) of the left sets I_[0,t_j] for the
     features of F1 (``JA``) and of the right sets I_[t_j,u] for F2 (``JB``) at its points, one feature scan
@@ -722,7 +733,7 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
     return passes
 
 
-@njit
+@njit(inline="always")
 def upper_bound_at_points(F1, F2, npts, E):
     """V_s of Step 1 (eq. 38): the best tree with a root threshold among the evaluated points, the best
     stumps of F1 on the left and of F2 on the right. Returns (loss, point, f1, f2) (inf, -1 when none)."""
@@ -754,7 +765,7 @@ def upper_bound_at_points(F1, F2, npts, E):
     return best, jbest, b1, b2
 
 
-@njit
+@njit(inline="always")
 def middle_blocks(V, P, T, x, E):
     """Step 2 for W1,s' (eq. 13) and W2 (eq. 10): the points r_k inside each slice [t_{j-1}, t_j] (s' of
     them, one group per slice) and the stump losses of their nested sets, J3 (left) and J4 (right) of the
@@ -825,7 +836,7 @@ def middle_blocks(V, P, T, x, E):
     return passes
 
 
-@njit
+@njit(inline="always")
 def slice_minima(lbkind, F1, F2, j, E):
     """Row minima (39) and column minima (40) of W over the child features of slice j = [t_{j-1}, t_j]:
     through the J1..J4 decomposition (43) when the slice has a middle block (W1, W2), else W0 (eq. 9):
@@ -883,7 +894,7 @@ def slice_minima(lbkind, F1, F2, j, E):
             colmin[g, f] = minA + JB[f, j]
 
 
-@njit
+@njit(inline="always")
 def eliminate_features(F1, F2, g, Ucur, margin, SL):
     """Proposition 4.1 (eqs. 14-15) on slice g: keep a child feature while its row (left) or column (right)
     minimum of W is below U + margin; the slice's bound is the smallest kept row minimum, inf (pruned) when
@@ -1405,7 +1416,7 @@ def update_upper_bound2(V, state, f0, jb, f1, f2, v, E):
     return row
 
 
-@njit
+@njit(inline="always")
 def refine2(state, x, s, E, cid):
     """Refinement of Algorithm 1: the kept slices of tuple x become alive tuples (``_push_children2``);
     counts the pruned slices and eliminated child features. Returns the number of kept slices."""
@@ -1681,8 +1692,9 @@ def all_rows3(D, P, state, work, U):
 
 
 @njit
-def left_sides3(D, P, state, x, U, npts, work):
-    """Proposition C.1 for root tuple x, left sides in ascending order: D2 of the left set at each point.
+def left_sides3(D, P, state, x, U, npts, work, j0, budget):
+    """Proposition C.1 for root tuple x, left sides in ascending order from point j0: D2 of the left set at
+    each point, until ``budget`` work units are spent. Returns (next point, work units spent).
 
     The left loss at t_j serves the tree at t_j and slice j + 1, whose right sides lose at least
     rfloor(t_{j+1}): the solve is cut off at U - rfloor(t_{j+1}), and skipped when the known lower bound
@@ -1691,10 +1703,14 @@ def left_sides3(D, P, state, x, U, npts, work):
     lbL, ubL, trL, pts = sd.lbL, sd.ubL, sd.trL, sd.pts
     f0, b = T[0][x], T[2][x]
     Rb, Lb, Ra = T[8][x], T[9][x], T[10][x]
-    lbL[0] = T[7][x]
-    ubL[0] = np.inf
-    lbL[npts - 1] = Lb
-    for j in range(1, npts - 1):
+    if j0 == 1:
+        lbL[0] = T[7][x]
+        ubL[0] = np.inf
+        lbL[npts - 1] = Lb
+    spent = 0
+    for j in range(j0, npts - 1):
+        if spent >= budget:
+            return j, spent
         sd.solves[0, j, 0] = 0.0
         ubL[j] = np.inf
         lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
@@ -1713,23 +1729,28 @@ def left_sides3(D, P, state, x, U, npts, work):
         ubL[j] = ub
         _count_inner(state.counters, st, ps)
         _note_solve(sd.solves, 0, j, cut, lb, ub, st, mm)
+        spent += _solve_work(D, ps, mm)
+    return npts - 1, spent
 
 
 @njit
-def right_sides3(D, P, state, x, U, npts, work):
-    """Proposition C.1 for root tuple x, right sides in descending order: the right loss at t_j serves
-    the tree at t_j and slice j, cut off at U - D2(left at t_{j-1}). A tree (left and right depth-2 trees at
-    t_j) below U - tol becomes the incumbent at once. Returns (best tree loss, improved, U)."""
+def right_sides3(D, P, state, x, U, npts, work, j0, budget):
+    """Proposition C.1 for root tuple x, right sides in descending order from point j0, until ``budget``
+    work units are spent: the right loss at t_j serves the tree at t_j and slice j, cut off at U - D2(left
+    at t_{j-1}). A tree (left and right depth-2 trees at t_j) below U - tol becomes the incumbent at once.
+    Returns (next point, 0 when the side is done; work units spent)."""
     T, ist, hist, cum, sd = state.T, state.counters, state.hist, D.cum, work.sides
     lbL, ubL, lbR, ubR, trL, trR, pts = sd.lbL, sd.ubL, sd.lbR, sd.ubR, sd.trL, sd.trR, sd.pts
     f0, a = T[0][x], T[1][x]
     Ra = T[10][x]
-    best = np.inf
-    improved = False
-    lbR[npts - 1] = T[8][x]
-    ubR[npts - 1] = np.inf
-    lbR[0] = Ra
-    for j in range(npts - 2, 0, -1):
+    if j0 == npts - 2:
+        lbR[npts - 1] = T[8][x]
+        ubR[npts - 1] = np.inf
+        lbR[0] = Ra
+    spent = 0
+    for j in range(j0, 0, -1):
+        if spent >= budget:
+            return j, spent
         sd.solves[1, j, 0] = 0.0
         sd.solves[1, j, 6] = -1.0
         ubR[j] = np.inf
@@ -1747,9 +1768,8 @@ def right_sides3(D, P, state, x, U, npts, work):
         ubR[j] = ub
         _count_inner(ist, st, ps)
         _note_solve(sd.solves, 1, j, cut, lb, ub, st, mm)
+        spent += _solve_work(D, ps, mm)
         v = ubL[j] + ub
-        if v < best:
-            best = v
         if v < U - P.tol:
             row = ist[I_NINC]
             hist[row, 0] = f0
@@ -1760,11 +1780,29 @@ def right_sides3(D, P, state, x, U, npts, work):
             state.hval[row] = v
             ist[I_NINC] = row + 1
             state.acc[F_U] = v
-            improved = True
             sd.solves[1, j, 6] = row
             sd.solves[1, j, 7] = U
             U = v
-    return best, improved, U
+    return 0, spent
+
+
+@njit
+def best_of_sides3(npts, sides):
+    """After both sides of a root tuple: the best tree among its inner points (the left and right depth-2
+    trees at t_j; inf when none was solved) and whether one of them became the incumbent."""
+    best = np.inf
+    improved = False
+    for j in range(npts - 2, 0, -1):
+        if sides.solves[1, j, 0] == 1.0:
+            best = min(best, sides.ubL[j] + sides.ubR[j])
+            improved = improved or sides.solves[1, j, 6] >= 0
+    return best, improved
+
+
+@njit(inline="always")
+def _solve_work(D, passes, rows):
+    """Work units of an inner solve (``WORK_PER_CALL``): its view (rows times features) and its feature scans."""
+    return (passes + D.rank.shape[0]) * rows
 
 
 @njit
@@ -1844,7 +1882,9 @@ def make_kernel3(level):
 
     @njit
     def quantbnb3_kernel(data, params, state, work, events, max_iterations):
-        """Process at most ``max_iterations`` root tuples (f0, [a, b]); return (n_events, status).
+        """Process at most ``max_iterations`` root tuples (f0, [a, b]) and about ``P.work_per_call`` work units
+        (the inner solve that reaches them ends the call, which may leave a root tuple between two inner solves
+        for the next call: ``I_PHASE``); return (n_events, status).
 
         The first iteration solves the depth-2 problem on all rows (``all_rows3``), so every root tuple starts
         with both end points settled. ``data`` is :class:`Data3`, ``work`` :class:`Work3`.
@@ -1853,8 +1893,8 @@ def make_kernel3(level):
         p = D.rank.shape[0]
         s = P.s
         epi = 4 * s + 12
-        k = done = 0
-        while done < max_iterations:
+        k = done = spent = 0
+        while done < max_iterations and spent < P.work_per_call:
             status, head, tail = _blocked(ist, events, k, epi)
             if status >= 0:
                 return k, status
@@ -1872,6 +1912,7 @@ def make_kernel3(level):
                     k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=D.rank.shape[1], i1=p,
                                                i2=s)
                 lb, ub, st, mm, row = all_rows3(D, P, state, work, U)
+                spent += _solve_work(D, ist[I_PASSES], mm)  # the first solve made every scan so far
                 if level >= ev.LEVEL_FULL:
                     k = emit_subtree_solved(events, k, it, tuple_id=-1, root_feature=-1, cutoff=U, ub=ub, lb=lb,
                                             side=2, t=0, inner_steps=st, rows=mm)
@@ -1882,20 +1923,36 @@ def make_kernel3(level):
                 if ist[I_TAIL] == 0:
                     return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, 0), ev.STATUS_DONE
                 continue
-            if head == ist[I_ROUND_END]:
-                lb, trip = _round_start3(T, head, tail, U)
-                r = _new_round(state, head, tail, U, lb, trip)
-                if level >= ev.LEVEL_SUMMARY:
-                    k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
-                                             node=-1)
             ex, npts = _points(T[1][head], T[2][head], s, work.sides.pts)
-            left_sides3(D, P, state, head, U, npts, work)
-            if level >= ev.LEVEL_FULL:
-                k = record_sides3(events, k, it, state, head, 0, npts, True, work)
-            best, improved, U_new = right_sides3(D, P, state, head, U, npts, work)
+            if ist[I_PHASE] == PHASE_NEW:
+                if head == ist[I_ROUND_END]:
+                    lb, trip = _round_start3(T, head, tail, U)
+                    r = _new_round(state, head, tail, U, lb, trip)
+                    if level >= ev.LEVEL_SUMMARY:
+                        k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
+                                                 node=-1)
+                ist[I_PHASE] = PHASE_LEFT
+                ist[I_POINT] = 1
+            if ist[I_PHASE] == PHASE_LEFT:
+                j, w = left_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+                spent += w
+                ist[I_POINT] = j
+                if j < npts - 1:  # the work budget is spent: the next call goes on at point j
+                    continue
+                if level >= ev.LEVEL_FULL:
+                    k = record_sides3(events, k, it, state, head, 0, npts, True, work)
+                ist[I_PHASE] = PHASE_RIGHT
+                ist[I_POINT] = npts - 2
+            j, w = right_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+            spent += w
+            ist[I_POINT] = j
+            if j > 0:
+                continue
+            ist[I_PHASE] = PHASE_NEW
             if level >= ev.LEVEL_SUMMARY:
                 k = record_sides3(events, k, it, state, head, 1, npts, level >= ev.LEVEL_FULL, work)
-            U = U_new
+            best, improved = best_of_sides3(npts, work.sides)
+            U = fst[F_U]
             if ex:
                 ist[I_EXHAUSTIVE] += 1
                 if level >= ev.LEVEL_FULL:

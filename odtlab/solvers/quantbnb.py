@@ -166,7 +166,7 @@ class QuantBnBSolver(Solver):
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
         self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
         self.params = kernels.Params(bool(self.cls), self.s, lbkind, float(sprime_ratio), float(self.tol), float(margin),
-                                     self.similarity)
+                                     self.similarity, kernels.WORK_PER_CALL)
         self.E = kernels.make_scratch(p, n, K, Yc.shape[1], self.s, n_slots)
         self.V = kernels.make_view(p, n, Yc.shape[1])
         self.loc = np.zeros(n, np.int64)
@@ -243,14 +243,6 @@ class QuantBnBSolver(Solver):
         return [(int(self.T[5][i]), int(self.T[0][i]), int(self.T[1][i]), int(self.T[2][i])) for i in range(head, tail)]
 
     # -- Solver contract ---------------------------------------------------------------------------
-    @property
-    def first_chunk(self):
-        """Iterations of the first kernel call of ``Search.run``. Depth 3: one, since an iteration is up to
-        2 (s - 1) inner depth-2 solves (the first a solve on all rows), and sixteen of them ran for over a second
-        before the driver read the clock again (a 0.05 s limit overshot by 1.1 s, issue 20); later calls adapt.
-        Depth 2: the default (an iteration is one tuple, p feature scans)."""
-        return 1 if self.depth == 3 else Solver.first_chunk
-
     def kernel(self, level):
         return quantbnb_kernel(self.depth, level)
 
