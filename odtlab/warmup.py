@@ -23,10 +23,12 @@ from odtlab.core import events as core
 from odtlab.core._jit import COMPILED, numba
 
 if numba is not None:
+    from numba._dispatcher import compute_fingerprint
     from numba.core import event as numba_event
 
 _announced = set()  # solver names whose compilation this process has announced
 _quiet = False  # True while warm() draws its own progress bar
+_signatures = {}  # the fingerprints of a kernel call's arguments (numba's dispatcher's) -> their numba types
 
 
 class _Captured(Exception):
@@ -46,8 +48,16 @@ def kernel_signature(solver, kernel, buffer):
     try:
         solver.advance(_probe, buffer, 1)
     except _Captured as captured:
-        return tuple(numba.typeof(a) for a in captured.args[0])
-    raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
+        args = captured.args[0]
+    else:
+        raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
+    try:  # numba's typeof rebuilds every nested tuple type (about 1 ms a run); its dispatcher's fingerprints do not
+        key = tuple(compute_fingerprint(a) for a in args)
+    except NotImplementedError:  # a value without a fingerprint
+        return tuple(numba.typeof(a) for a in args)
+    if key not in _signatures:
+        _signatures[key] = tuple(numba.typeof(a) for a in args)
+    return _signatures[key]
 
 
 def must_compile(dispatcher, signature):

@@ -837,96 +837,98 @@ def middle_blocks(V, P, T, x, E):
 
 
 @njit(inline="always")
-def slice_minima(lbkind, F1, F2, j, E):
-    """Row minima (39) and column minima (40) of W over the child features of slice j = [t_{j-1}, t_j]:
+def slice_minima(lbkind, F1, F2, s, E):
+    """Row minima (39) and column minima (40) of W over the child features of each slice j = [t_{j-1}, t_j]:
     through the J1..J4 decomposition (43) when the slice has a middle block (W1, W2), else W0 (eq. 9):
     L1(I_[0,t_{j-1}], f1) + L1(I_[t_j,u], f2)."""
     glen, gbase = E[0][2], E[0][1]
     JA, JB, J3, J4, M3, M4, sps = E[3][0], E[3][1], E[3][4], E[3][5], E[3][6], E[3][7], E[3][9]
     rowmin, colmin = E[4][2], E[4][3]
     p = F1.shape[0]
-    g = j - 1
-    if lbkind != LB_W0 and glen[g] > 0:
-        sp = sps[g]
-        c0 = gbase[g]
-        d = 1 if lbkind == LB_W1 else 0
-        for k in range(d, sp + 1):
-            v4 = np.inf
-            v3 = np.inf
+    for j in range(1, s + 1):
+        g = j - 1
+        if lbkind != LB_W0 and glen[g] > 0:
+            sp = sps[g]
+            c0 = gbase[g]
+            d = 1 if lbkind == LB_W1 else 0
+            for k in range(d, sp + 1):
+                v4 = np.inf
+                v3 = np.inf
+                for f in range(p):
+                    if F2[f]:
+                        w = J4[f, c0 + k] + JB[f, j]
+                        if w < v4:
+                            v4 = w
+                    if F1[f]:
+                        w = J3[f, c0 + k - d] + JA[f, j - 1]
+                        if w < v3:
+                            v3 = w
+                M4[k] = v4
+                M3[k] = v3
             for f in range(p):
-                if F2[f]:
-                    w = J4[f, c0 + k] + JB[f, j]
-                    if w < v4:
-                        v4 = w
                 if F1[f]:
-                    w = J3[f, c0 + k - d] + JA[f, j - 1]
-                    if w < v3:
-                        v3 = w
-            M4[k] = v4
-            M3[k] = v3
+                    v = np.inf
+                    for k in range(d, sp + 1):
+                        w = J3[f, c0 + k - d] + M4[k]
+                        if w < v:
+                            v = w
+                    rowmin[g, f] = JA[f, j - 1] + v
+                if F2[f]:
+                    v = np.inf
+                    for k in range(d, sp + 1):
+                        w = J4[f, c0 + k] + M3[k]
+                        if w < v:
+                            v = w
+                    colmin[g, f] = JB[f, j] + v
+            continue
+        minA = np.inf
+        minB = np.inf
+        for f in range(p):
+            if F1[f] and JA[f, j - 1] < minA:
+                minA = JA[f, j - 1]
+            if F2[f] and JB[f, j] < minB:
+                minB = JB[f, j]
         for f in range(p):
             if F1[f]:
-                v = np.inf
-                for k in range(d, sp + 1):
-                    w = J3[f, c0 + k - d] + M4[k]
-                    if w < v:
-                        v = w
-                rowmin[g, f] = JA[f, j - 1] + v
+                rowmin[g, f] = JA[f, j - 1] + minB
             if F2[f]:
-                v = np.inf
-                for k in range(d, sp + 1):
-                    w = J4[f, c0 + k] + M3[k]
-                    if w < v:
-                        v = w
-                colmin[g, f] = JB[f, j] + v
-        return
-    minA = np.inf
-    minB = np.inf
-    for f in range(p):
-        if F1[f] and JA[f, j - 1] < minA:
-            minA = JA[f, j - 1]
-        if F2[f] and JB[f, j] < minB:
-            minB = JB[f, j]
-    for f in range(p):
-        if F1[f]:
-            rowmin[g, f] = JA[f, j - 1] + minB
-        if F2[f]:
-            colmin[g, f] = minA + JB[f, j]
+                colmin[g, f] = minA + JB[f, j]
 
 
 @njit(inline="always")
-def eliminate_features(F1, F2, g, Ucur, margin, SL):
-    """Proposition 4.1 (eqs. 14-15) on slice g: keep a child feature while its row (left) or column (right)
-    minimum of W is below U + margin; the slice's bound is the smallest kept row minimum, inf (pruned) when
-    one side keeps nothing. Returns the smallest bound of an eliminated feature."""
+def eliminate_features(F1, F2, s, Ucur, margin, SL):
+    """Proposition 4.1 (eqs. 14-15) on each slice g: keep a child feature while its row (left) or column
+    (right) minimum of W is below U + margin; the slice's bound is the smallest kept row minimum, inf (pruned)
+    when one side keeps nothing. Returns the smallest bound of an eliminated feature."""
     keep1, keep2, rowmin, colmin, slb = SL[0], SL[1], SL[2], SL[3], SL[4]
     p = F1.shape[0]
     pruned_min = np.inf
-    lb = np.inf
-    n2 = 0
-    for f in range(p):
-        keep1[g, f] = False
-        keep2[g, f] = False
-        if F1[f]:
-            if rowmin[g, f] < Ucur + margin:
-                keep1[g, f] = True
-                if rowmin[g, f] < lb:
-                    lb = rowmin[g, f]
-            elif rowmin[g, f] < pruned_min:
-                pruned_min = rowmin[g, f]
-        if F2[f]:
-            if colmin[g, f] < Ucur + margin:
-                keep2[g, f] = True
-                n2 += 1
-            elif colmin[g, f] < pruned_min:
-                pruned_min = colmin[g, f]
-    if n2 == 0 or lb == np.inf:
-        slb[g] = np.inf
+    for g in range(s):
+        lb = np.inf
+        n2 = 0
         for f in range(p):
             keep1[g, f] = False
             keep2[g, f] = False
-    else:
-        slb[g] = lb
+            if F1[f]:
+                if rowmin[g, f] < Ucur + margin:
+                    keep1[g, f] = True
+                    if rowmin[g, f] < lb:
+                        lb = rowmin[g, f]
+                elif rowmin[g, f] < pruned_min:
+                    pruned_min = rowmin[g, f]
+            if F2[f]:
+                if colmin[g, f] < Ucur + margin:
+                    keep2[g, f] = True
+                    n2 += 1
+                elif colmin[g, f] < pruned_min:
+                    pruned_min = colmin[g, f]
+        if n2 == 0 or lb == np.inf:
+            slb[g] = np.inf
+            for f in range(p):
+                keep1[g, f] = False
+                keep2[g, f] = False
+        else:
+            slb[g] = lb
     return pruned_min
 
 
@@ -947,21 +949,18 @@ def process_tuple(V, P, T, x, U, E):
     exhaustive, npts = _points(a, b, P.s, SL[5])
     passes = stump_losses_at_points(V, P.cls, T, x, npts, E)
     best, jbest, b1, b2 = upper_bound_at_points(F1, F2, npts, E)
-    pruned_min = np.inf
     if exhaustive:
-        return True, npts, best, jbest, b1, b2, passes, pruned_min
+        return True, npts, best, jbest, b1, b2, passes, np.inf
     Ucur = best if best < U - P.tol else U
-    pts, nmid = SL[5], SL[7]
-    if P.similarity:  # rows strictly inside each slice, for the similarity bound
-        for g in range(P.s):
-            nmid[g] = V[8][f0, pts[g + 1]] - V[8][f0, pts[g]]
     if P.lower_bound != LB_W0:
         passes += middle_blocks(V, P, T, x, E)
-    for j in range(1, P.s + 1):
-        slice_minima(P.lower_bound, F1, F2, j, E)
-        if P.similarity:
-            _similarity2(E[3][0], E[3][1], F1, F2, j, nmid[j - 1], SL[2][j - 1], SL[3][j - 1])
-        pruned_min = min(pruned_min, eliminate_features(F1, F2, j - 1, Ucur, P.margin, SL))
+    slice_minima(P.lower_bound, F1, F2, P.s, E)
+    if P.similarity:  # with the rows strictly inside each slice
+        pts, vcum = SL[5], V[8]
+        for j in range(1, P.s + 1):
+            _similarity2(E[3][0], E[3][1], F1, F2, j, vcum[f0, pts[j]] - vcum[f0, pts[j - 1]], SL[2][j - 1],
+                         SL[3][j - 1])
+    pruned_min = eliminate_features(F1, F2, P.s, Ucur, P.margin, SL)
     return False, npts, best, jbest, b1, b2, passes, pruned_min
 
 
@@ -981,7 +980,7 @@ def make_scratch(p, n, K, mo, s, n_slots):
          np.zeros((p, s + 2), np.int64), np.zeros((p, S)), np.zeros((p, S)), np.zeros(S + 1), np.zeros(S + 1),
          np.zeros(S + 1, np.int64), np.zeros(s + 2, np.int64))
     SL = (np.zeros((s, p), np.bool_), np.zeros((s, p), np.bool_), np.zeros((s, p)), np.zeros((s, p)),
-          np.zeros(s), np.zeros(s + 2, np.int64), np.zeros(s + 2, np.int64), np.zeros(s, np.int64))
+          np.zeros(s), np.zeros(s + 2, np.int64), np.zeros(s + 2, np.int64))
     return G, SC, OUT, J, SL
 
 
