@@ -73,6 +73,10 @@ majority is recomputed when it could still improve the best. For classification 
 (``_scan_binary_pair``, ``_scan_classes_pair``): a tuple whose end points are settled has s - 1 = 2 new
 points with the paper's s = 3. Squared error: sum y^2 - (S_l^2 / n_l +
 S_r^2 / n_r) over the outputs, with y centred (for floating-point accuracy).
+
+Compile time: numba compiles a helper once per distinct argument types, and a constant argument has its own
+literal type, so the cold calls pass constants as ``np.int64(0)`` / ``np.bool_(True)`` (one compilation each).
+Step 1's stump scans keep the literal group count 1 on purpose: that copy of ``_stump_pass`` is the faster one.
 """
 from collections import namedtuple
 
@@ -1195,7 +1199,7 @@ def d2_solve(V, P, cutoff, floor, E, tree, best0):
         passes += ps
         if v < best:
             best = v
-            _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, 0)
+            _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, np.int64(0))
         if pm < pruned:
             pruned = pm
         if not ex:
@@ -1272,7 +1276,7 @@ def _root_split(V, cls, lc, ac, sl, sa):
 @njit
 def one_tuple2(p, f0, a, b):
     """Depth-2 tuple storage holding the one tuple (f0, [a, b], [p], [p]), no end point settled."""
-    T = alloc_tuples2(1, p)
+    T = alloc_tuples2(np.int64(1), p)
     T[0][0] = f0
     T[1][0] = a
     T[2][0] = b
@@ -1293,7 +1297,7 @@ def greedy2(V, P, E, tree, off):
     f0, t = _root_split(V, P.cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
     if f0 < 0:  # no cut on the view: root threshold 0 sends every row right, to the best stump
         f0, t = 0, 0
-    ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, one_tuple2(p, f0, t, t), 0, np.inf, E)
+    ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, one_tuple2(p, f0, t, t), np.int64(0), np.inf, E)
     _tree_of_point(V, f0, jb, f1, f2, E[3], E[4], tree, off)
     return v
 
@@ -1305,20 +1309,20 @@ def greedy3(D, P, V, loc, E, tree):
     (root, left subtree, right subtree, in global ranks); returns the loss. Leaves ``V`` on the last side."""
     SEQ = E[1][2]
     order, rank, y, Y, u = D.order, D.rank, D.y, D.Y, D.u
-    build_view(order, rank, y, Y, 0, 0, u[0], V, loc)
+    build_view(order, rank, y, Y, np.int64(0), np.int64(0), u[0], V, loc)
     f0, t = _root_split(V, P.cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
     if f0 < 0:  # every feature constant: the depth-2 tree of all rows (its own root splits nothing)
         tree[0] = -1
         tree[1] = 0
         _no_tree(tree[8:])
-        return greedy2(V, P, E, tree, 2)
+        return greedy2(V, P, E, tree, np.int64(2))
     tg = V[3][f0, t]
     tree[0] = f0
     tree[1] = tg
-    build_view(order, rank, y, Y, f0, 0, tg, V, loc)
-    loss = greedy2(V, P, E, tree, 2)
+    build_view(order, rank, y, Y, f0, np.int64(0), tg, V, loc)
+    loss = greedy2(V, P, E, tree, np.int64(2))
     build_view(order, rank, y, Y, f0, tg, u[f0], V, loc)
-    return loss + greedy2(V, P, E, tree, 8)
+    return loss + greedy2(V, P, E, tree, np.int64(8))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1408,7 +1412,7 @@ def update_upper_bound2(V, state, f0, jb, f1, f2, v, E):
     ist, hist = state.counters, state.hist
     row = ist[I_NINC]
     hist[row, :] = -1
-    _tree_of_point(V, f0, jb, f1, f2, E[3], E[4], hist[row], 0)
+    _tree_of_point(V, f0, jb, f1, f2, E[3], E[4], hist[row], np.int64(0))
     state.hval[row] = v
     ist[I_NINC] = row + 1
     state.acc[F_U] = v
@@ -1528,7 +1532,7 @@ def make_kernel2(level):
             else:
                 kept = refine2(state, head, s, work.E, work.cid)
                 if level >= ev.LEVEL_FULL:
-                    k = record_refinement2(events, k, it, state, head, P, U, work.E, work.cid, kept)
+                    k = record_refinement2(events, k, it, state, head, P, U, work.E, work.cid, np.int64(kept))
             done += 1
             if _next_tuple(ist, head):
                 return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
@@ -1657,7 +1661,7 @@ def all_rows3(D, P, state, work, U):
     points settled. Returns the solve's (lb, ub, steps, rows) and the incumbent history row (-1: U kept)."""
     T, ist, hist = state.T, state.counters, state.hist
     tree = work.sides.trL[0]
-    lb, ub, st, ps, mm = solve_side(D, P, 0, 0, D.u[0], U, 0.0, work, tree, False)
+    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, np.bool_(False))
     _count_inner(ist, st, ps)
     row = -1
     if ub < U - P.tol:
@@ -1723,11 +1727,11 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
         if warm:
             trL[j, :] = trL[j - 1, :]
-        lb, ub, st, ps, mm = solve_side(D, P, f0, 0, pts[j], cut, lbL[j], work, trL[j], warm)
+        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
         lbL[j] = max(lb, lbL[j])
         ubL[j] = ub
         _count_inner(state.counters, st, ps)
-        _note_solve(sd.solves, 0, j, cut, lb, ub, st, mm)
+        _note_solve(sd.solves, np.int64(0), j, cut, lb, ub, st, mm)
         spent += _solve_work(D, ps, mm)
     return npts - 1, spent
 
@@ -1766,7 +1770,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbR[j] = max(lb, lbR[j])
         ubR[j] = ub
         _count_inner(ist, st, ps)
-        _note_solve(sd.solves, 1, j, cut, lb, ub, st, mm)
+        _note_solve(sd.solves, np.int64(1), j, cut, lb, ub, st, mm)
         spent += _solve_work(D, ps, mm)
         v = ubL[j] + ub
         if v < U - P.tol:
@@ -1920,7 +1924,7 @@ def make_kernel3(level):
                                          root_rank=0, history_row=row, old_U=U, upper=ub)
                 done += 1
                 if ist[I_TAIL] == 0:
-                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, 0), ev.STATUS_DONE
+                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, np.int64(0)), ev.STATUS_DONE
                 continue
             ex, npts = _points(T[1][head], T[2][head], s, work.sides.pts)
             if ist[I_PHASE] == PHASE_NEW:
@@ -1939,7 +1943,7 @@ def make_kernel3(level):
                 if j < npts - 1:  # the work budget is spent: the next call goes on at point j
                     continue
                 if level >= ev.LEVEL_FULL:
-                    k = record_sides3(events, k, it, state, head, 0, npts, True, work)
+                    k = record_sides3(events, k, it, state, head, np.int64(0), npts, np.bool_(True), work)
                 ist[I_PHASE] = PHASE_RIGHT
                 ist[I_POINT] = npts - 2
             j, w = right_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
@@ -1949,7 +1953,7 @@ def make_kernel3(level):
                 continue
             ist[I_PHASE] = PHASE_NEW
             if level >= ev.LEVEL_SUMMARY:
-                k = record_sides3(events, k, it, state, head, 1, npts, level >= ev.LEVEL_FULL, work)
+                k = record_sides3(events, k, it, state, head, np.int64(1), npts, level >= ev.LEVEL_FULL, work)
             best, improved = best_of_sides3(npts, work.sides)
             U = fst[F_U]
             if ex:
