@@ -23,9 +23,6 @@ MAX_FUNCTION_LINES = 120
 # Kernels whose conversion is done on a branch but not merged, because it is slower than the kernel it replaces
 # (issue 18 asks for every speed within 5 %). Strict: each mark fails once its module passes, so it goes then.
 PENDING = {
-    ("emit", "core/quantbnb.py"): "Quant-BnB's declared kinds are on branch quantbnb, 5-9 % slower",
-    ("read", "widgets/quantbnb.py"): "Quant-BnB's declared kinds are on branch quantbnb, 5-9 % slower",
-    ("short", "core/quantbnb.py"): "Quant-BnB's phase functions are on branch quantbnb, 5-9 % slower",
     ("short", "core/branches.py"): "Branches' phase functions (branch branches-protocol) were 1.2-2.5x slower",
 }
 

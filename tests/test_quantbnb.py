@@ -144,19 +144,35 @@ def test_interrupt_and_resume_equal_an_uninterrupted_run(depth):
     assert [e.record for e in stepped.steps()] == [tuple(r) for r in whole.events().tolist()]
 
 
-def test_a_depth3_run_reads_the_clock_after_its_first_iteration():
-    """Issue 20: at depth 3 one iteration is several inner depth-2 solves, so the first kernel call of
-    ``Search.run`` processes one root tuple (it processed 16 before the driver read the clock again: a 0.05 s
-    limit overshot by 1.1 s on quantbnb/bidding)."""
+def test_a_depth3_kernel_call_ends_after_its_work_budget():
+    """Issue 20: a depth-3 iteration is up to 2 (s - 1) inner depth-2 solves (a tenth of a second each on
+    sklearn/digits), so a kernel call ends once it has spent ``work_per_call`` work units, between two inner
+    solves if need be, whatever its iteration budget. With a budget of one unit every call makes one inner
+    solve, some calls stop inside a root tuple, and the calls add up to the uninterrupted search, event for event."""
     data = datasets.load("gen/random-continuous")
-    X, y = data.X[:60 if JIT else 25], data.y[:60 if JIT else 25]
+    X, y = data.X[:80 if JIT else 40], data.y[:80 if JIT else 40]
+    whole = Search(solver(X, y, depth=3), record="full")
+    full = whole.run()
     sol = solver(X, y, depth=3)
-    budgets = []
+    sol.params = sol.params._replace(work_per_call=1)
+    calls = []
     advance = sol.advance
-    sol.advance = lambda kernel, events, n: budgets.append(n) or advance(kernel, events, n)
-    result = Search(sol, record="none").run()
-    assert budgets[0] == 1 and len(budgets) > 1 and result.optimal
-    assert result.tree.misclassifications(X, y) == result.objective
+
+    def counted(kernel, events, n):
+        inner = sol.ist[kernels.I_INNER]
+        out = advance(kernel, events, n)
+        calls.append((sol.ist[kernels.I_INNER] - inner, sol.ist[kernels.I_PHASE]))
+        return out
+
+    sol.advance = counted
+    chunked = Search(sol, record="full")
+    part = chunked.run()
+    assert max(solves for solves, _ in calls) == 1
+    assert any(phase != kernels.PHASE_NEW for _, phase in calls)
+    machine = {key: part.stats[key] for key in MACHINE_STATS}
+    assert part.objective == full.objective and part.stats == {**full.stats, **machine}
+    assert part.tree.to_dict() == full.tree.to_dict()
+    assert [tuple(r) for r in chunked.events().tolist()] == [tuple(r) for r in whole.events().tolist()]
 
 
 @pytest.mark.parametrize("depth", [2, 3])
@@ -197,10 +213,10 @@ def test_worked_example_of_appendix_a2():
     for lower_bound, left_kept_2 in (("W0", [1, 2]), ("W2", [1])):
         sol = solver(X, y, depth=2, s=2, lower_bound=lower_bound, keep_ties=True)
         assert list(sol.u) == [5, 6, 3]  # u(1) = 5: samples 3 and 4 tie
-        G, SC, OUT, J, SL = sol.E
-        unknown = np.full(3, -np.inf)
-        out = kernels.d2_process(sol.V, True, 0, 1, 4, False, False, F, F, np.zeros(3), np.zeros(3), unknown, unknown,
-                                 2.0, 0.0, 0.5, 2, kernels.LB_NAMES[lower_bound], 0.6, False, 6, G, SC, OUT, J, SL)
+        SL = sol.E[4]
+        T = kernels.one_tuple2(3, 0, 1, 4)
+        T[7][0], T[8][0] = F, F
+        out = kernels.process_tuple(sol.V, sol.params._replace(similarity=False), T, 0, 2.0, sol.E)
         exhaustive, npts, best, jbest, f1, f2 = out[:6]
         keep1, keep2, rowmin, colmin, slb, pts = SL[:6]
         assert not exhaustive and list(pts[:3]) == [1, 2, 4]
@@ -237,12 +253,9 @@ def test_w1_with_the_corrected_eq_11_never_exceeds_l2():
         X = rng.integers(0, 6, size=(30, 2)).astype(float)
         y = rng.integers(0, 2, 30)
         sol = solver(X, y, depth=2, s=2, lower_bound="W1", sprime_ratio=1e9)
-        G, SC, OUT, J, SL = sol.E
-        F = np.ones(2, bool)
-        u0 = int(sol.u[0])
-        unknown = np.full(2, -np.inf)
-        kernels.d2_process(sol.V, True, 0, 0, u0, False, False, F, F, np.zeros(2), np.zeros(2), unknown, unknown,
-                           np.inf, 0.0, 0.5, 2, kernels.LB_W1, 1e9, False, 30, G, SC, OUT, J, SL)
+        SL = sol.E[4]
+        kernels.process_tuple(sol.V, sol.params._replace(margin=0.5, similarity=False),
+                              kernels.one_tuple2(2, 0, 0, int(sol.u[0])), 0, np.inf, sol.E)
         pts = SL[5]
         for j in (1, 2):  # the true L2 of each slice, by brute force over its root thresholds
             for f1 in range(2):
@@ -420,3 +433,23 @@ def test_constant_features_are_dropped_with_a_warning():
     with pytest.warns(UserWarning):
         leaf = QuantBnBClassifier().fit(np.ones((5, 2)), [0, 1, 1, 0, 1])
     assert leaf.result_.optimal and leaf.result_.objective == 2 and leaf.tree_.splits == 0
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_the_kernel_signature_before_a_run_is_numba_typeof_of_the_kernel_arguments(depth):
+    """``Search.run`` types the kernel's arguments before every run (``warmup.kernel_signature``); it keeps the
+    types per fingerprint, since numba's typeof rebuilds the nested tuple types of the named groups (1.4 ms
+    a run, a quarter of a depth-2 fit on quantbnb/bank). The kept types are typeof's, for each argument type."""
+    from odtlab import warmup
+    from odtlab.core.events import EVENT_DTYPE
+
+    buffer = np.zeros(64, EVENT_DTYPE)
+    rng = np.random.default_rng(depth)
+    X = rng.normal(size=(20, 3))
+    for sol in (solver(X, (X[:, 0] > 0).astype(int), depth=depth), QuantBnBSolver(X, X[:, 1], "regression", depth)):
+        try:
+            sol.advance(warmup._probe, buffer, 1)
+        except warmup._Captured as captured:
+            expected = tuple(numba.typeof(a) for a in captured.args[0])
+        assert warmup.kernel_signature(sol, None, buffer) == expected
+        assert warmup.kernel_signature(sol, None, buffer) == expected  # the second from the fingerprints

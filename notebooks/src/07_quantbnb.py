@@ -218,7 +218,7 @@ def first_iteration_slices(X, y, task, **options):
         if e.name == "IterationStart" and e.k == 2:
             break
         if e.name == "LowerBoundSlice":
-            out[sol.kept[e.feature], e.a, e.b] = e.W
+            out[sol.kept[e.root_feature], e.a, e.b] = e.W
     return out
 
 
@@ -490,7 +490,7 @@ full_events = list(full_search.steps())
 rounds, eliminated = summary(full_events)
 for k, alive, triples, U, LB in rounds:
     print(f"iteration {k}: {alive} tuple(s) alive, {triples:g} triples, bounds [{LB:g}, {U:g}]")
-first_slices = [(names[e.feature], int(e.j), e.a, e.b, e.W) for e in full_events
+first_slices = [(names[e.root_feature], int(e.j), e.a, e.b, e.W) for e in full_events
                 if e.name == "LowerBoundSlice" and e.tuple_id == 1]
 print("x1's first slices (f0, j, a, b, W):", first_slices, "eliminated there:",
       {key[1]: v for key, v in eliminated.items() if key[0] == 1})

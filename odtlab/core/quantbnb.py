@@ -17,6 +17,13 @@ root threshold in [a, b], left child feature in F1 and right child feature in F2
   or W2 (eq. 10). Child features whose row or column minimum of W reaches U are eliminated
   (Proposition 4.1, eqs. 14-15), and the slice becomes the child tuple (f0, [t_{j-1}, t_j], F1j, F2j).
 
+In the code: ``process_tuple`` is one tuple's Steps 1-2 (``stump_losses_at_points``, ``upper_bound_at_points``
+for V_s; ``middle_blocks`` for W1 / W2, ``slice_minima`` for W, ``eliminate_features`` for Proposition 4.1);
+the kernel (one iteration = one tuple) then updates U (``update_upper_bound2``) and pushes the kept slices
+(``refine2``). At depth 3 an iteration is ``left_sides3`` and ``right_sides3`` (the inner solves of
+Proposition C.1 at the points of a root tuple) and ``refine3``; the first is ``all_rows3``. A depth-3 kernel
+call ends after about ``WORK_PER_CALL`` work units, between two inner solves of a root tuple if need be.
+
 Choices the paper leaves open, fixed here:
 
 * Shared endpoints (the children's slices share their end points): the children keep the closed slices of the paper,
@@ -66,7 +73,13 @@ majority is recomputed when it could still improve the best. For classification 
 (``_scan_binary_pair``, ``_scan_classes_pair``): a tuple whose end points are settled has s - 1 = 2 new
 points with the paper's s = 3. Squared error: sum y^2 - (S_l^2 / n_l +
 S_r^2 / n_r) over the outputs, with y centred (for floating-point accuracy).
+
+Compile time: numba compiles a helper once per distinct argument types, and a constant argument has its own
+literal type, so the cold calls pass constants as ``np.int64(0)`` / ``np.bool_(True)`` (one compilation each).
+Step 1's stump scans keep the literal group count 1 on purpose: that copy of ``_stump_pass`` is the faster one.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core._jit import njit
@@ -76,21 +89,74 @@ from odtlab.core import events as ev
 LB_W0, LB_W1, LB_W2 = 0, 1, 2
 LB_NAMES = {"W0": LB_W0, "W1": LB_W1, "W2": LB_W2}
 
-# event kinds (Quant-BnB block 128..159 of core.events)
-QB_ITERATION = 128  # an iteration of Algorithm 1 starts: i0 tuples alive, f0 triples alive
-QB_UPPER = 129  # the upper bound improved: value = U, i2 = row of the incumbent history (the tree)
-QB_SLICE = 130  # lower bound of one slice [t_{j-1}, t_j]: lower = slice bound, flags = 1 if kept
-# a child feature eliminated from a slice: value = its bound, f0 = bound - U, depth = the round, f1 = the side
-# (0: a left-child feature, eliminated by its row minimum; 1: right, column minimum), flags = 2 * bound kind + side
+# -- event kinds (Quant-BnB block 128..159 of core.events) -------------------------------------------------
+QB_ITERATION = 128
+QB_UPPER = 129
+QB_SLICE = 130
 QB_ELIMINATE = 131
-QB_REFINE = 132  # an interval split into s slices: i0 = a, i1 = b, i2 = slices kept
-QB_EXHAUSTIVE = 133  # exhaustive search of a small interval: value = best loss in it, flags = improved
-QB_SUBPROBLEM = 134  # depth 3: an inner depth-2 solve on one side of a root threshold
+QB_REFINE = 132
+QB_EXHAUSTIVE = 133
+QB_SUBPROBLEM = 134
+emit_iteration_start = ev.event_kind(
+    QB_ITERATION, "IterationStart", "quantbnb",
+    {"k": "depth", "alive": "i0", "triples": "f0", "U": "upper", "LB": "lower"},
+    "Round {k} (the paper's iteration k of Algorithm 1): {alive} tuples alive ({triples:.6g} trees), "
+    "bounds [{LB:.6g}, {U:.6g}]",
+    "An iteration of Algorithm 1 starts (a sweep over the alive list AL^(k)): tuples and trees alive, the "
+    "certified lower bound (min over alive tuples) and U.").emit
+emit_upper_bound = ev.event_kind(
+    QB_UPPER, "UpperBoundImproved", "quantbnb",
+    {"tuple_id": "node", "parent_id": "parent", "root_feature": "feature", "U": "value", "root_rank": "i0",
+     "history_row": "i2", "old_U": "f0"},
+    "Upper bound improved: U {old_U:.6g} -> {U:.6g} (root feature {root_feature}, rank {root_rank})",
+    "U improved; history_row is the incumbent's row of the solver's history (its tree).").emit
+emit_slice = ev.event_kind(
+    QB_SLICE, "LowerBoundSlice", "quantbnb",
+    {"child_id": "node", "tuple_id": "parent", "root_feature": "feature", "j": "value", "U": "upper",
+     "W": "lower", "kept": "flags", "a": "i0", "b": "i1", "bound": "i2", "n_left": "f0", "n_right": "f1"},
+    "Slice {j:g} [{a}, {b}] of tuple {tuple_id}: W = {W:.6g} vs U = {U:.6g}, kept={kept}",
+    "The lower bound W (eqs. 9-13) of one slice [t_{j-1}, t_j]; kept when W < U.").emit
+emit_eliminate = ev.event_kind(
+    QB_ELIMINATE, "FeatureEliminated", "quantbnb",
+    {"tuple_id": "node", "child_feature": "feature", "W": "value", "U": "upper", "side_bound": "flags",
+     "j": "i0", "a": "i1", "b": "i2", "excess": "f0", "side": "f1", "round": "depth"},
+    "Round {round}: child feature {child_feature} (side {side:g}: 0 left, 1 right) eliminated from slice "
+    "{j} [{a}, {b}] of tuple {tuple_id}, its bound {W:.6g} exceeds U = {U:.6g} by {excess:.6g}",
+    "A child feature's row (left, side 0) or column (right, side 1) minimum of W reaches U (Proposition 4.1, "
+    "eqs. 14-15); side_bound = 2 * bound kind + side.").emit
+emit_refine = ev.event_kind(
+    QB_REFINE, "IntervalRefined", "quantbnb",
+    {"tuple_id": "node", "parent_id": "parent", "root_feature": "feature", "s": "value", "a": "i0", "b": "i1",
+     "kept": "i2"},
+    "Tuple {tuple_id} (feature {root_feature}, [{a}, {b}]) refined into {s:g} slices, {kept} kept",
+    "A tuple's interval [a, b] is cut at its quantile points (§3.1) into s slices.").emit
+emit_exhaustive = ev.event_kind(
+    QB_EXHAUSTIVE, "ExhaustiveSearch", "quantbnb",
+    {"tuple_id": "node", "parent_id": "parent", "root_feature": "feature", "best": "value", "improved": "flags",
+     "a": "i0", "b": "i1", "points": "i2"},
+    "Exhaustive search of tuple {tuple_id} (feature {root_feature}, [{a}, {b}]): best {best:.6g}, "
+    "improved={improved}",
+    "A short interval (b - a <= s) is searched over every root threshold (the box of Algorithm 1).").emit
+emit_subtree_solved = ev.event_kind(
+    QB_SUBPROBLEM, "SubtreeSolved", "quantbnb",
+    {"tuple_id": "node", "root_feature": "feature", "cutoff": "value", "ub": "upper", "lb": "lower",
+     "side": "flags", "t": "i0", "inner_steps": "i1", "rows": "i2"},
+    "Depth-2 subtree ({side}: 0 left, 1 right, 2 all rows) at rank {t} of feature {root_feature}: "
+    "D2 in [{lb:.6g}, {ub:.6g}], cutoff {cutoff:.6g}",
+    "Depth 3 (Appendix C): an inner depth-2 solve on one side of a root threshold, against a cutoff.").emit
 
 # integer state (``ist``) slots, shared by the depth-2 and depth-3 kernels
 I_HEAD, I_ROUND_END, I_TAIL, I_ROUND, I_STEPS, I_DONE, I_NINC, I_PASSES, I_NEXT_ID, I_EXHAUSTIVE, I_INNER, \
-    I_INNER_STEPS, I_STARTED, I_SLICES_PRUNED, I_ELIMINATED = range(15)
-N_IST = 15
+    I_INNER_STEPS, I_STARTED, I_SLICES_PRUNED, I_ELIMINATED, I_PHASE, I_POINT = range(17)
+N_IST = 17
+# depth 3: where the root tuple at the head stands (``I_PHASE``; ``I_POINT`` is the next point of its side)
+PHASE_NEW, PHASE_LEFT, PHASE_RIGHT = 0, 1, 2
+#: Work units (rows a view is built from times p, plus rows times feature scans of the inner solves) after which
+#: a depth-3 kernel call returns, whatever its iteration budget: a few milliseconds, so that a time limit or
+#: Ctrl-C acts within ~0.1 s although a root tuple is up to 2 (s - 1) inner depth-2 solves (a tenth of a second
+#: each on sklearn/digits). A call stops between two inner solves (``I_PHASE``, ``I_POINT`` and ``Sides`` say
+#: where), so a resumed search is the same search.
+WORK_PER_CALL = 1 << 22
 # float state (``fst``) slots: the incumbent loss U and the certified lower bound of the last iteration start
 F_U, F_LB = range(2)
 N_FST = 2
@@ -99,6 +165,36 @@ MAX_ROUNDS = 256
 # incumbent history row: root (f, t), then for depth 2 left (f, t), right (f, t); for depth 3 the left
 # subtree (f, t, fl, tl, fr, tr) and the right subtree (f, t, fl, tl, fr, tr). Feature -1 = no split.
 HIST_COLS = 14
+
+# -- the search's named groups (read-only options and data, the state it writes, scratch) ---------------
+#: Options of one search: the task (``cls``: 0-1 loss, else squared error), s quantile slices per refinement
+#: (§3.1), the lower bound W0 / W1 / W2 (§3.2) and W1's s' ratio, the tie tolerance ``tol`` and pruning
+#: ``margin`` (module docstring), the similarity bound (0-1 loss only) and the work after which a depth-3 kernel
+#: call returns (``WORK_PER_CALL``).
+Params = namedtuple("Params", "cls s lower_bound sprime_ratio tol margin similarity work_per_call")
+#: What a search writes and a resume needs: the alive tuples ``T``, the ``counters`` (I_*), the float
+#: accumulators ``acc`` (U, the lower bound: F_*), the incumbent history (``hist`` rows, ``hval`` losses) and
+#: the per-round statistics ``rstat``.
+State = namedtuple("State", "T counters acc hist hval rstat")
+#: Depth 2: the view of all rows (``build_view``). Depth 3: the ranks, presorted orders, targets, u(f) and
+#: ``cum[f, t]`` = rows with rank_f <= t, from which each inner solve builds its view.
+Data2 = namedtuple("Data2", "V")
+Data3 = namedtuple("Data3", "order rank y Y u cum")
+#: Scratch arrays, rewritten by every iteration: the depth-2 engine ``E`` (``make_scratch``), the ids of a
+#: refined tuple's children ``cid``; at depth 3 also the inner solves' view ``V``, ``loc`` and ``sides``
+#: (``sides`` also carries a root tuple that a kernel call left between two inner solves to the next call).
+Work2 = namedtuple("Work2", "E cid")
+Work3 = namedtuple("Work3", "V loc E sides")
+#: Depth 3, per point t_j of the root tuple being processed: lower and upper bounds of D2 on the left and the
+#: right set, their trees, the points, the children's ids and what each inner solve returned (its event).
+Sides = namedtuple("Sides", "lbL ubL lbR ubR trL trR pts cid solves")
+
+
+def make_sides(s):
+    """Empty :class:`Sides` for s slices (s + 1 points)."""
+    return Sides(np.zeros(s + 2), np.zeros(s + 2), np.zeros(s + 2), np.zeros(s + 2), np.zeros((s + 2, 6), np.int64),
+                 np.zeros((s + 2, 6), np.int64), np.zeros(s + 2, np.int64), np.zeros(s, np.int64),
+                 np.zeros((2, s + 2, 8)))
 
 
 @njit
@@ -586,28 +682,20 @@ def _points(a, b, s, pts):
     return False, s + 1
 
 
-@njit
-def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margin, s, lbkind, spr, sim, n_full, G, SC,
-               OUT, J, SL):
-    """Process the depth-2 tuple (f0, [a, b], F1, F2) against the incumbent loss U (Algorithm 1).
-
-    ``sa``/``sb``: the end point is settled (evaluated by the parent); ``cA[f]`` = L1(I_[0,a], f) and
-    ``cLb[f]`` = L1(I_[0,b], f) for f in F1, ``cB[f]`` = L1(I_[b,u], f) and ``cRa[f]`` = L1(I_[a,u], f) for f
-    in F2 are then the parent's stump losses (cLb / cRa may be -inf: unknown). Returns
-    ``(exhaustive, npts, best, jbest, f1, f2, n_passes, pruned_min)``: the best loss of a tree with a
-    root threshold among the evaluated points (``jbest`` its point, ``f1``/``f2`` its child features,
-    whose cuts are ``J``'s CA[f1, jbest] and CB[f2, jbest]), the number of feature scans, and the
-    smallest bound of an eliminated child feature. Per slice (split mode) ``SL`` holds the kept child
-    features, their row / column minima of W and the slice's bound.
-    """
-    vrank, vu, vy, vY, vm = V[1], V[2], V[4], V[5], V[6]
-    code, gbase, glen = G
-    bestL, cutL, bestR, cutR = OUT
-    JA, JB, CA, CB, J3, J4, M3, M4, spt, sps = J
-    keep1, keep2, rowmin, colmin, slb, pts, evi, nmid = SL
+@njit(inline="always")
+def stump_losses_at_points(V, cls, T, x, npts, E):
+    """Step 1 of Algorithm 1 on tuple x: the stump losses L1 (eq. 6) of the left sets I_[0,t_j] for the
+    features of F1 (``JA``) and of the right sets I_[t_j,u] for F2 (``JB``) at its points, one feature scan
+    each; a settled end point takes the parent's cached losses. Returns the number of feature scans."""
+    vrank, vy, vY, vm = V[1], V[4], V[5], V[6]
+    code, gbase, glen = E[0]
+    bestL, cutL, bestR, cutR = E[2]
+    JA, JB, CA, CB, spt = E[3][0], E[3][1], E[3][2], E[3][3], E[3][8]
+    pts, evi = E[4][5], E[4][6]
+    f0, F1, F2 = T[0][x], T[7][x], T[8][x]
+    sa, sb = (T[3][x] & 1) != 0, (T[3][x] & 2) != 0
     m = vm[0]
-    p = vu.shape[0]
-    exhaustive, npts = _points(a, b, s, pts)
+    p = F1.shape[0]
     ne = 0
     for j in range(npts):
         if (j == 0 and sa) or (j == npts - 1 and sb):
@@ -616,7 +704,6 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
             evi[j] = ne
             spt[ne] = pts[j]
             ne += 1
-    # Step 1: stump losses at the evaluated points, one group
     gbase[0] = 0
     glen[0] = ne
     for i in range(m):
@@ -625,12 +712,12 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
         while k < ne and spt[k] < r:
             k += 1
         code[i] = (k << CODE_P) | (vy[i] if cls else 0)
-    _totals(m, vy, vY, cls, code, gbase, glen, 1, SC[0], SC[1])
+    _totals(m, vy, vY, cls, code, gbase, glen, 1, E[1][0], E[1][1])
     passes = 0
     for f in range(p):
         if not (F1[f] or F2[f]):
             continue
-        _stump_pass(V, cls, f, G, 1, SC, OUT)
+        _stump_pass(V, cls, f, E[0], 1, E[1], E[2])
         passes += 1
         for j in range(npts):
             e = evi[j]
@@ -641,14 +728,21 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
                 if F2[f]:
                     JB[f, j] = bestR[e]
                     CB[f, j] = cutR[e]
-    if sa:
-        for f in range(p):
-            JA[f, 0] = cA[f]
-            JB[f, 0] = cRa[f]
-    if sb:
-        for f in range(p):
-            JB[f, npts - 1] = cB[f]
-            JA[f, npts - 1] = cLb[f]
+    if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
+        JA[:, 0] = T[9][x]
+        JB[:, 0] = T[12][x]
+    if sb:  # cB = L1(I_[b,u], f), cLb = L1(I_[0,b], f)
+        JB[:, npts - 1] = T[10][x]
+        JA[:, npts - 1] = T[11][x]
+    return passes
+
+
+@njit(inline="always")
+def upper_bound_at_points(F1, F2, npts, E):
+    """V_s of Step 1 (eq. 38): the best tree with a root threshold among the evaluated points, the best
+    stumps of F1 on the left and of F2 on the right. Returns (loss, point, f1, f2) (inf, -1 when none)."""
+    JA, JB, evi = E[3][0], E[3][1], E[4][6]
+    p = F1.shape[0]
     best = np.inf
     jbest = -1
     b1 = -1
@@ -672,80 +766,92 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
             jbest = j
             b1 = a1
             b2 = a2
-    pruned_min = np.inf
-    if exhaustive:
-        return True, npts, best, jbest, b1, b2, passes, pruned_min
-    Ucur = best if best < U - tol else U
-    if sim:  # rows strictly inside each slice, for the similarity bound
-        for g in range(s):
-            nmid[g] = V[8][f0, pts[g + 1]] - V[8][f0, pts[g]]
-    # Step 2: middle blocks for W1 / W2 (one group per slice with s' > 1 points inside)
-    use_mid = lbkind != LB_W0
-    if use_mid:
-        tot = 0
-        for j in range(1, s + 1):
-            al = pts[j - 1]
-            be = pts[j]
-            if lbkind == LB_W2:
-                sp = be - al
-            else:
-                sp = np.int64(spr * n_full * s / (b - a))
-                sp = min(max(sp, 1), be - al)
-            g = j - 1
-            if sp <= 1 and lbkind == LB_W1:
-                glen[g] = 0
-                gbase[g] = tot
-                sps[g] = 0
-                continue
-            sps[g] = sp
+    return best, jbest, b1, b2
+
+
+@njit(inline="always")
+def middle_blocks(V, P, T, x, E):
+    """Step 2 for W1,s' (eq. 13) and W2 (eq. 10): the points r_k inside each slice [t_{j-1}, t_j] (s' of
+    them, one group per slice) and the stump losses of their nested sets, J3 (left) and J4 (right) of the
+    decomposition (43). Returns the number of feature scans."""
+    vrank, vy, vY, vm = V[1], V[4], V[5], V[6]
+    code, gbase, glen = E[0]
+    bestL, bestR = E[2][0], E[2][2]
+    J3, J4, spt, sps = E[3][4], E[3][5], E[3][8], E[3][9]
+    pts = E[4][5]
+    f0, a, b, F1, F2 = T[0][x], T[1][x], T[2][x], T[7][x], T[8][x]
+    s = P.s
+    m = vm[0]
+    p = F1.shape[0]
+    tot = 0
+    for j in range(1, s + 1):
+        al = pts[j - 1]
+        be = pts[j]
+        if P.lower_bound == LB_W2:
+            sp = be - al
+        else:
+            sp = np.int64(P.sprime_ratio * m * s / (b - a))
+            sp = min(max(sp, 1), be - al)
+        g = j - 1
+        if sp <= 1 and P.lower_bound == LB_W1:
+            glen[g] = 0
             gbase[g] = tot
-            glen[g] = sp + 1
-            for k in range(sp + 1):
-                spt[tot + k] = al + (k * (be - al)) // sp
-            tot += sp + 1
-        for i in range(m):
-            r = vrank[f0, i]
-            code[i] = -1
-            if r <= pts[0] or r > pts[s]:
+            sps[g] = 0
+            continue
+        sps[g] = sp
+        gbase[g] = tot
+        glen[g] = sp + 1
+        for k in range(sp + 1):
+            spt[tot + k] = al + (k * (be - al)) // sp
+        tot += sp + 1
+    for i in range(m):
+        r = vrank[f0, i]
+        code[i] = -1
+        if r <= pts[0] or r > pts[s]:
+            continue
+        j = 1
+        while pts[j] < r:
+            j += 1
+        g = j - 1
+        if glen[g] == 0:
+            continue
+        lo = gbase[g]
+        hi = lo + glen[g] - 1  # spt[lo] < r <= spt[hi]: first k with spt[lo + k] >= r
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if spt[mid] >= r:
+                hi = mid
+            else:
+                lo = mid
+        code[i] = (g << CODE_G) | ((hi - gbase[g]) << CODE_P) | (vy[i] if P.cls else 0)
+    passes = 0
+    if tot > 0:
+        _totals(m, vy, vY, P.cls, code, gbase, glen, s, E[1][0], E[1][1])
+        for f in range(p):
+            if not (F1[f] or F2[f]):
                 continue
-            j = 1
-            while pts[j] < r:
-                j += 1
-            g = j - 1
-            if glen[g] == 0:
-                continue
-            lo = gbase[g]
-            hi = lo + glen[g] - 1  # spt[lo] < r <= spt[hi]: first k with spt[lo + k] >= r
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if spt[mid] >= r:
-                    hi = mid
-                else:
-                    lo = mid
-            code[i] = (g << CODE_G) | ((hi - gbase[g]) << CODE_P) | (vy[i] if cls else 0)
-        if tot > 0:
-            _totals(m, vy, vY, cls, code, gbase, glen, s, SC[0], SC[1])
-            for f in range(p):
-                if not (F1[f] or F2[f]):
-                    continue
-                _stump_pass(V, cls, f, G, s, SC, OUT)
-                passes += 1
-                for c in range(tot):
-                    if F1[f]:
-                        J3[f, c] = bestL[c]
-                    if F2[f]:
-                        J4[f, c] = bestR[c]
+            _stump_pass(V, P.cls, f, E[0], s, E[1], E[2])
+            passes += 1
+            for c in range(tot):
+                if F1[f]:
+                    J3[f, c] = bestL[c]
+                if F2[f]:
+                    J4[f, c] = bestR[c]
+    return passes
+
+
+@njit(inline="always")
+def slice_minima(lbkind, F1, F2, s, E):
+    """Row minima (39) and column minima (40) of W over the child features of each slice j = [t_{j-1}, t_j]:
+    through the J1..J4 decomposition (43) when the slice has a middle block (W1, W2), else W0 (eq. 9):
+    L1(I_[0,t_{j-1}], f1) + L1(I_[t_j,u], f2)."""
+    glen, gbase = E[0][2], E[0][1]
+    JA, JB, J3, J4, M3, M4, sps = E[3][0], E[3][1], E[3][4], E[3][5], E[3][6], E[3][7], E[3][9]
+    rowmin, colmin = E[4][2], E[4][3]
+    p = F1.shape[0]
     for j in range(1, s + 1):
         g = j - 1
-        minA = np.inf
-        minB = np.inf
-        for f in range(p):
-            if F1[f] and JA[f, j - 1] < minA:
-                minA = JA[f, j - 1]
-            if F2[f] and JB[f, j] < minB:
-                minB = JB[f, j]
-        if use_mid and glen[g] > 0:
-            # row minima (39) and column minima (40) through the J1..J4 decomposition (43)
+        if lbkind != LB_W0 and glen[g] > 0:
             sp = sps[g]
             c0 = gbase[g]
             d = 1 if lbkind == LB_W1 else 0
@@ -778,14 +884,30 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
                         if w < v:
                             v = w
                     colmin[g, f] = JB[f, j] + v
-        else:
-            for f in range(p):
-                if F1[f]:
-                    rowmin[g, f] = JA[f, j - 1] + minB
-                if F2[f]:
-                    colmin[g, f] = minA + JB[f, j]
-        if sim:
-            _similarity2(JA, JB, F1, F2, j, nmid[g], rowmin[g], colmin[g])
+            continue
+        minA = np.inf
+        minB = np.inf
+        for f in range(p):
+            if F1[f] and JA[f, j - 1] < minA:
+                minA = JA[f, j - 1]
+            if F2[f] and JB[f, j] < minB:
+                minB = JB[f, j]
+        for f in range(p):
+            if F1[f]:
+                rowmin[g, f] = JA[f, j - 1] + minB
+            if F2[f]:
+                colmin[g, f] = minA + JB[f, j]
+
+
+@njit(inline="always")
+def eliminate_features(F1, F2, s, Ucur, margin, SL):
+    """Proposition 4.1 (eqs. 14-15) on each slice g: keep a child feature while its row (left) or column
+    (right) minimum of W is below U + margin; the slice's bound is the smallest kept row minimum, inf (pruned)
+    when one side keeps nothing. Returns the smallest bound of an eliminated feature."""
+    keep1, keep2, rowmin, colmin, slb = SL[0], SL[1], SL[2], SL[3], SL[4]
+    p = F1.shape[0]
+    pruned_min = np.inf
+    for g in range(s):
         lb = np.inf
         n2 = 0
         for f in range(p):
@@ -811,6 +933,38 @@ def d2_process(V, cls, f0, a, b, sa, sb, F1, F2, cA, cB, cLb, cRa, U, tol, margi
                 keep2[g, f] = False
         else:
             slb[g] = lb
+    return pruned_min
+
+
+@njit
+def process_tuple(V, P, T, x, U, E):
+    """Process the depth-2 tuple x = (f0, [a, b], F1, F2) of ``T`` against the incumbent loss U (Algorithm 1).
+
+    An end point flagged settled in ``T[3][x]`` was evaluated by the parent, whose stump losses at it are
+    cached in the tuple (``T[11]``, ``T[12]`` may be -inf: unknown). Returns ``(exhaustive, npts, best,
+    jbest, f1, f2, n_passes, pruned_min)``: the best loss of a tree with a root threshold among the
+    evaluated points (``jbest`` its point, ``f1``/``f2`` its child features, whose cuts are ``E``'s
+    CA[f1, jbest] and CB[f2, jbest]), the number of feature scans, and the smallest bound of an eliminated
+    child feature. Per slice (split mode) ``E``'s SL holds the kept child features, their row / column
+    minima of W and the slice's bound.
+    """
+    SL = E[4]
+    f0, a, b, F1, F2 = T[0][x], T[1][x], T[2][x], T[7][x], T[8][x]
+    exhaustive, npts = _points(a, b, P.s, SL[5])
+    passes = stump_losses_at_points(V, P.cls, T, x, npts, E)
+    best, jbest, b1, b2 = upper_bound_at_points(F1, F2, npts, E)
+    if exhaustive:
+        return True, npts, best, jbest, b1, b2, passes, np.inf
+    Ucur = best if best < U - P.tol else U
+    if P.lower_bound != LB_W0:
+        passes += middle_blocks(V, P, T, x, E)
+    slice_minima(P.lower_bound, F1, F2, P.s, E)
+    if P.similarity:  # with the rows strictly inside each slice
+        pts, vcum = SL[5], V[8]
+        for j in range(1, P.s + 1):
+            _similarity2(E[3][0], E[3][1], F1, F2, j, vcum[f0, pts[j]] - vcum[f0, pts[j - 1]], SL[2][j - 1],
+                         SL[3][j - 1])
+    pruned_min = eliminate_features(F1, F2, P.s, Ucur, P.margin, SL)
     return False, npts, best, jbest, b1, b2, passes, pruned_min
 
 
@@ -830,7 +984,7 @@ def make_scratch(p, n, K, mo, s, n_slots):
          np.zeros((p, s + 2), np.int64), np.zeros((p, S)), np.zeros((p, S)), np.zeros(S + 1), np.zeros(S + 1),
          np.zeros(S + 1, np.int64), np.zeros(s + 2, np.int64))
     SL = (np.zeros((s, p), np.bool_), np.zeros((s, p), np.bool_), np.zeros((s, p)), np.zeros((s, p)),
-          np.zeros(s), np.zeros(s + 2, np.int64), np.zeros(s + 2, np.int64), np.zeros(s, np.int64))
+          np.zeros(s), np.zeros(s + 2, np.int64), np.zeros(s + 2, np.int64))
     return G, SC, OUT, J, SL
 
 
@@ -846,7 +1000,7 @@ def make_view(p, n, mo):
 # alive tuples in growable arrays, first in first out (one iteration of Algorithm 1 = one sweep)
 # --------------------------------------------------------------------------------------------------
 # depth 2: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tF1, tF2, tcA, tcB, tcLb, tcRa). tfl bit 1: a settled,
-# bit 2: b settled; tcA, tcB, tcLb, tcRa: the stump losses cached at the settled end points (d2_process).
+# bit 2: b settled; tcA, tcB, tcLb, tcRa: the stump losses cached at the settled end points (process_tuple).
 # depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa): lower bounds of the optimal
 # depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a.
 
@@ -1007,7 +1161,7 @@ def _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, off):
 
 
 @njit
-def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, best0):
+def d2_solve(V, P, cutoff, floor, E, tree, best0):
     """Algorithm 1 run to the end on a view, pruning against min(cutoff, best found).
 
     ``tree`` may hold a first incumbent (global ranks) whose loss on the view is ``best0`` (inf if none);
@@ -1016,10 +1170,10 @@ def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, b
     was found) and ``lb`` a certified lower bound of the optimal depth-2 loss; lb == ub whenever
     ub < cutoff. Used by the depth-3 search for the subtree bounds of Proposition C.1.
     """
-    G, SC, OUT, J, SL = E
-    vu, vm = V[2], V[6]
-    m = vm[0]
+    J, SL = E[3], E[4]
+    vu = V[2]
     p = vu.shape[0]
+    s = P.s
     cap = 4 * p * s + 16 + p
     T = alloc_tuples2(cap, p)
     tail = init_tuples2(T, vu)
@@ -1030,7 +1184,7 @@ def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, b
     passes = 0
     next_id = tail
     cid = np.empty(s, np.int64)
-    while head < tail and best > floor + tol:
+    while head < tail and best > floor + P.tol:
         if tail + s > cap:
             if 2 * (tail - head + s) > cap:
                 cap = 2 * cap
@@ -1040,23 +1194,18 @@ def d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, b
             tail -= head
             head = 0
         f0 = T[0][head]
-        fl = T[3][head]
-        ueff = min(cutoff, best)
-        ex, npts, v, jb, f1, f2, ps, pm = d2_process(
-            V, cls, f0, T[1][head], T[2][head], (fl & 1) != 0, (fl & 2) != 0, T[7][head], T[8][head],
-            T[9][head], T[10][head], T[11][head], T[12][head], ueff, tol, margin, s, lbkind, spr, sim, m, G, SC, OUT,
-            J, SL)
+        ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, min(cutoff, best), E)
         steps += 1
         passes += ps
         if v < best:
             best = v
-            _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, 0)
+            _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, np.int64(0))
         if pm < pruned:
             pruned = pm
         if not ex:
             tail, next_id = _push_children2(T, tail, f0, s, J, SL, next_id, T[5][head], cid)
         head += 1
-    if best <= floor + tol:
+    if best <= floor + P.tol:
         return best, best, steps, passes
     return min(best, pruned), best, steps, passes
 
@@ -1125,46 +1274,55 @@ def _root_split(V, cls, lc, ac, sl, sa):
 
 
 @njit
-def greedy2(V, cls, E, tree, off):
+def one_tuple2(p, f0, a, b):
+    """Depth-2 tuple storage holding the one tuple (f0, [a, b], [p], [p]), no end point settled."""
+    T = alloc_tuples2(np.int64(1), p)
+    T[0][0] = f0
+    T[1][0] = a
+    T[2][0] = b
+    T[7][0, :] = True
+    T[8][0, :] = True
+    return T
+
+
+@njit
+def greedy2(V, P, E, tree, off):
     """A good depth-2 tree for the first incumbent, from the view alone: CART's root split
     (``_root_split``) with the best stump of the training loss on each side, i.e. Algorithm 1's
-    exhaustive search of the one root threshold (``d2_process``). Its loss is at most that of CART's
+    exhaustive search of the one root threshold (``process_tuple``). Its loss is at most that of CART's
     depth-2 tree whenever both pick the same root. Writes the tree in global ranks to
     ``tree[off:off + 6]`` and returns its loss on the view; O(m p) per feature scan, 2p scans."""
-    G, SC, OUT, J, SL = E
-    SEQ = SC[2]
+    SEQ = E[1][2]
     p = V[2].shape[0]
-    f0, t = _root_split(V, cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
+    f0, t = _root_split(V, P.cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
     if f0 < 0:  # no cut on the view: root threshold 0 sends every row right, to the best stump
         f0, t = 0, 0
-    full = np.ones(p, np.bool_)
-    none = np.zeros(p)
-    ex, npts, v, jb, f1, f2, ps, pm = d2_process(V, cls, f0, t, t, False, False, full, full, none, none, none, none,
-                                                 np.inf, 0.0, 0.0, 1, LB_W0, 0.0, False, V[6][0], G, SC, OUT, J, SL)
-    _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, off)
+    ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, one_tuple2(p, f0, t, t), np.int64(0), np.inf, E)
+    _tree_of_point(V, f0, jb, f1, f2, E[3], E[4], tree, off)
     return v
 
 
 @njit
-def greedy3(order, rank, y, Y, u, cls, V, loc, E, tree):
+def greedy3(D, P, V, loc, E, tree):
     """The depth-3 counterpart of ``greedy2``: CART's root split on all rows, then ``greedy2`` on each
     side (CART's first two levels with the best stumps below). ``tree`` gets the incumbent history row
     (root, left subtree, right subtree, in global ranks); returns the loss. Leaves ``V`` on the last side."""
     SEQ = E[1][2]
-    build_view(order, rank, y, Y, 0, 0, u[0], V, loc)
-    f0, t = _root_split(V, cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
+    order, rank, y, Y, u = D.order, D.rank, D.y, D.Y, D.u
+    build_view(order, rank, y, Y, np.int64(0), np.int64(0), u[0], V, loc)
+    f0, t = _root_split(V, P.cls, SEQ[5], SEQ[6], SEQ[7], SEQ[8])
     if f0 < 0:  # every feature constant: the depth-2 tree of all rows (its own root splits nothing)
         tree[0] = -1
         tree[1] = 0
         _no_tree(tree[8:])
-        return greedy2(V, cls, E, tree, 2)
+        return greedy2(V, P, E, tree, np.int64(2))
     tg = V[3][f0, t]
     tree[0] = f0
     tree[1] = tg
-    build_view(order, rank, y, Y, f0, 0, tg, V, loc)
-    loss = greedy2(V, cls, E, tree, 2)
+    build_view(order, rank, y, Y, f0, np.int64(0), tg, V, loc)
+    loss = greedy2(V, P, E, tree, np.int64(2))
     build_view(order, rank, y, Y, f0, tg, u[f0], V, loc)
-    return loss + greedy2(V, cls, E, tree, 8)
+    return loss + greedy2(V, P, E, tree, np.int64(8))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1190,12 +1348,6 @@ def _round_start2(T, head, tail, U):
 
 
 @njit(inline="always")
-def _params(params, cls):
-    """(s, lower-bound kind, s' ratio, tol, margin, similarity) from a solver's ``params``."""
-    return np.int64(params[0]), np.int64(params[1]), params[2], params[3], params[4], params[5] != 0.0 and cls
-
-
-@njit(inline="always")
 def _blocked(ist, events, k, epi):
     """(status, head, tail) before an iteration: status DONE (the search is over) or BUFFER (no room for
     ``epi`` more events after the first k), else -1; head and tail delimit the alive tuples."""
@@ -1218,13 +1370,14 @@ def _shift_queue(ist, head):
 
 
 @njit
-def _new_round(ist, fst, rstat, head, tail, U, lb, trip):
+def _new_round(state, head, tail, U, lb, trip):
     """Bookkeeping of an iteration start of Algorithm 1 (a round) with ``tail - head`` tuples alive, the
     certified lower bound ``lb`` and ``trip`` trees alive; returns the round's number (from 0)."""
+    ist, rstat = state.counters, state.rstat
     r = ist[I_ROUND]
     ist[I_ROUND] = r + 1
     ist[I_ROUND_END] = tail
-    fst[F_LB] = lb
+    state.acc[F_LB] = lb
     if r < rstat.shape[0]:
         rstat[r, 0] = tail - head
         rstat[r, 1] = trip
@@ -1252,23 +1405,89 @@ def _finish(ist, fst, events, k, summary, rounds):
     return k
 
 
+@njit
+def update_upper_bound2(V, state, f0, jb, f1, f2, v, E):
+    """U improves to v (Algorithm 1: U is updated at once): the tree at point jb joins the incumbent
+    history. Returns its row."""
+    ist, hist = state.counters, state.hist
+    row = ist[I_NINC]
+    hist[row, :] = -1
+    _tree_of_point(V, f0, jb, f1, f2, E[3], E[4], hist[row], np.int64(0))
+    state.hval[row] = v
+    ist[I_NINC] = row + 1
+    state.acc[F_U] = v
+    return row
+
+
+@njit(inline="always")
+def refine2(state, x, s, E, cid):
+    """Refinement of Algorithm 1: the kept slices of tuple x become alive tuples (``_push_children2``);
+    counts the pruned slices and eliminated child features. Returns the number of kept slices."""
+    T, ist = state.T, state.counters
+    keep1, keep2, slb = E[4][0], E[4][1], E[4][4]
+    tail, nid = _push_children2(T, ist[I_TAIL], T[0][x], s, E[3], E[4], ist[I_NEXT_ID], T[5][x], cid)
+    ist[I_NEXT_ID] = nid
+    ist[I_TAIL] = tail
+    kept = 0
+    for g in range(s):
+        if slb[g] < np.inf:
+            kept += 1
+        else:
+            ist[I_SLICES_PRUNED] += 1
+        for f in range(keep1.shape[1]):
+            if T[7][x, f] and not keep1[g, f]:
+                ist[I_ELIMINATED] += 1
+            if T[8][x, f] and not keep2[g, f]:
+                ist[I_ELIMINATED] += 1
+    return kept
+
+
+@njit
+def record_refinement2(events, k, it, state, x, P, U, E, cid, kept):
+    """The events of a refined depth-2 tuple: IntervalRefined, then per slice its LowerBoundSlice and the
+    FeatureEliminated of each child feature it drops (record level full)."""
+    T, ist, lower = state.T, state.counters, state.acc[F_LB]
+    glen = E[0][2]
+    keep1, keep2, rowmin, colmin, slb, pts = E[4][0], E[4][1], E[4][2], E[4][3], E[4][4], E[4][5]
+    f0, tid = T[0][x], T[5][x]
+    k = emit_refine(events, k, it, tuple_id=tid, parent_id=T[6][x], root_feature=f0, s=P.s, a=T[1][x], b=T[2][x],
+                    kept=kept, upper=U, lower=lower)
+    for g in range(P.s):
+        kind = P.lower_bound if (P.lower_bound != LB_W0 and glen[g] > 0) else LB_W0
+        bound = np.inf
+        n1 = 0
+        n2 = 0
+        for f in range(keep1.shape[1]):
+            if T[7][x, f] and rowmin[g, f] < bound:
+                bound = rowmin[g, f]
+            n1 += keep1[g, f]
+            n2 += keep2[g, f]
+        k = emit_slice(events, k, it, child_id=cid[g], tuple_id=tid, root_feature=f0, j=g + 1, U=U, W=bound,
+                       kept=1 if slb[g] < np.inf else 0, a=pts[g], b=pts[g + 1], bound=kind, n_left=n1, n_right=n2)
+        for f in range(keep1.shape[1]):
+            for side in range(2):
+                W = rowmin[g, f] if side == 0 else colmin[g, f]
+                alive = T[7][x, f] if side == 0 else T[8][x, f]
+                if alive and not W < U + P.margin:
+                    k = emit_eliminate(events, k, it, tuple_id=tid, child_feature=f, W=W, U=U,
+                                       side_bound=2 * kind + side, j=g + 1, a=pts[g], b=pts[g + 1], excess=W - U,
+                                       side=float(side), round=ist[I_ROUND], lower=bound)
+    return k
+
+
 def make_kernel2(level):
     """The depth-2 Quant-BnB kernel (Algorithm 1) for a record level; one iteration = one tuple."""
 
     @njit
-    def quantbnb2_kernel(V, cls, T, ist, fst, hist, hval, rstat, params, E, cid, events, max_iterations):
+    def quantbnb2_kernel(data, params, state, work, events, max_iterations):
         """Process at most ``max_iterations`` alive tuples; return (n_events, status).
 
-        ``params`` = [s, lower-bound kind, s' ratio, tol, margin, similarity]. The state (``T``, ``ist``,
-        ``fst``, ``hist``, ``hval``, ``rstat``) is only changed once the buffer and the arrays have room.
+        ``data`` is the view of all rows (:class:`Data2`), ``work`` the scratch arrays (:class:`Work2`). The
+        state (:class:`State`) is only changed once the buffer and the arrays have room.
         """
-        s, lbkind, spr, tol, margin, sim = _params(params, cls)
-        G, SC, OUT, J, SL = E
-        vu, vm = V[2], V[6]
-        p = vu.shape[0]
-        m = vm[0]
-        keep1, keep2, rowmin, colmin, slb, pts = SL[0], SL[1], SL[2], SL[3], SL[4], SL[5]
-        glen = G[2]
+        V, P, T, ist, fst = data.V, params, state.T, state.counters, state.acc
+        p = V[2].shape[0]
+        s = P.s
         epi = s * (2 * p + 1) + 8
         k = done = 0
         while done < max_iterations:
@@ -1278,83 +1497,42 @@ def make_kernel2(level):
             if tail + s > T[0].shape[0] and head > 0:
                 compact2(T, head, tail)
                 head, tail = _shift_queue(ist, head)
-            if tail + s > T[0].shape[0] or ist[I_NINC] >= hist.shape[0]:
+            if tail + s > T[0].shape[0] or ist[I_NINC] >= state.hist.shape[0]:
                 return k, ev.STATUS_GROW
             U = fst[F_U]
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=m, i1=p, i2=s)
+                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=V[6][0], i1=p, i2=s)
             it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
-            if head == ist[I_ROUND_END]:
+            if head == ist[I_ROUND_END]:  # Algorithm 1, line "for k = 0, 1, ...": a new sweep of AL^(k)
                 lb, trip = _round_start2(T, head, tail, U)
-                r = _new_round(ist, fst, rstat, head, tail, U, lb, trip)
+                r = _new_round(state, head, tail, U, lb, trip)
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, it, QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb,
-                                tail - head, 0, 0, trip, 0.0)
-            f0 = T[0][head]
-            a = T[1][head]
-            b = T[2][head]
-            fl = T[3][head]
-            tid = T[5][head]
-            ex, npts, v, jb, f1, f2, ps, pm = d2_process(
-                V, cls, f0, a, b, (fl & 1) != 0, (fl & 2) != 0, T[7][head], T[8][head], T[9][head], T[10][head],
-                T[11][head], T[12][head], U, tol, margin, s, lbkind, spr, sim, m, G, SC, OUT, J, SL)
+                    k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
+                                             node=-1)
+            ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, U, work.E)
             ist[I_PASSES] += ps
-            improved = v < U - tol
-            if improved:
-                row = ist[I_NINC]
-                hist[row, :] = -1
-                _tree_of_point(V, f0, jb, f1, f2, J, SL, hist[row], 0)
-                hval[row] = v
-                ist[I_NINC] = row + 1
-                fst[F_U] = v
+            if v < U - P.tol:
+                row = update_upper_bound2(V, state, T[0][head], jb, f1, f2, v, work.E)
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, it, QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB],
-                                hist[row, 1], 0, row, U, 0.0)
+                    k = emit_upper_bound(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                         root_feature=T[0][head], U=v, root_rank=state.hist[row, 1], history_row=row,
+                                         old_U=U, upper=v, lower=fst[F_LB])
                 U = v
+                improved = True
+            else:
+                improved = False
             if ex:
                 ist[I_EXHAUSTIVE] += 1
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head],
-                                f0, v, U, fst[F_LB], a, b, npts, 0.0, 0.0)
+                    k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                        root_feature=T[0][head], best=v, improved=1 if improved else 0,
+                                        a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
             else:
-                tail, nid = _push_children2(T, tail, f0, s, J, SL, ist[I_NEXT_ID], tid, cid)
-                ist[I_NEXT_ID] = nid
-                ist[I_TAIL] = tail
-                kept = 0
-                for g in range(s):
-                    if slb[g] < np.inf:
-                        kept += 1
-                    else:
-                        ist[I_SLICES_PRUNED] += 1
-                    for f in range(p):
-                        if T[7][head, f] and not keep1[g, f]:
-                            ist[I_ELIMINATED] += 1
-                        if T[8][head, f] and not keep2[g, f]:
-                            ist[I_ELIMINATED] += 1
+                kept = refine2(state, head, s, work.E, work.cid)
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB],
-                                a, b, kept, 0.0, 0.0)
-                    for g in range(s):
-                        kind = lbkind if (lbkind != LB_W0 and glen[g] > 0) else LB_W0
-                        bound = np.inf
-                        n1 = 0
-                        n2 = 0
-                        for f in range(p):
-                            if T[7][head, f] and rowmin[g, f] < bound:
-                                bound = rowmin[g, f]
-                            n1 += keep1[g, f]
-                            n2 += keep2[g, f]
-                        k = ev.emit(events, k, it, QB_SLICE, 0, 1 if slb[g] < np.inf else 0, cid[g], tid,
-                                    f0, g + 1, U, bound, pts[g], pts[g + 1], kind, n1, n2)
-                        for f in range(p):
-                            if T[7][head, f] and not rowmin[g, f] < U + margin:
-                                k = ev.emit(events, k, it, QB_ELIMINATE, ist[I_ROUND], 2 * kind, tid, -1, f,
-                                            rowmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], rowmin[g, f] - U, 0.0)
-                            if T[8][head, f] and not colmin[g, f] < U + margin:
-                                k = ev.emit(events, k, it, QB_ELIMINATE, ist[I_ROUND], 2 * kind + 1, tid, -1, f,
-                                            colmin[g, f], U, bound, g + 1, pts[g], pts[g + 1], colmin[g, f] - U, 1.0)
+                    k = record_refinement2(events, k, it, state, head, P, U, work.E, work.cid, np.int64(kept))
             done += 1
             if _next_tuple(ist, head):
                 return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
@@ -1364,27 +1542,27 @@ def make_kernel2(level):
 
 
 @njit
-def _side(order, rank, y, Y, f0, lo, hi, cutoff, floor, tol, margin, cls, s, lbkind, spr, sim, V, loc, E, tree,
-          warm):
-    """Optimal depth-2 loss of the rows with lo < rank[f0] <= hi, against a cutoff (see d2_solve).
+def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, warm):
+    """Optimal depth-2 loss D2 of the rows with lo < rank[f0] <= hi, against a cutoff (see d2_solve).
 
     With ``warm``, ``tree`` holds a tree of a neighbouring set, the first incumbent of the solve.
     Returns (lb, ub, inner steps, stump scans, rows). Nothing is solved when lb = 0 already reaches
     the cutoff.
     """
-    if not 0.0 < cutoff + margin:
+    if not 0.0 < cutoff + P.margin:
         _no_tree(tree)
         return 0.0, np.inf, 0, 0, 0
-    m = build_view(order, rank, y, Y, f0, lo, hi, V, loc)
+    V, E = work.V, work.E
+    m = build_view(D.order, D.rank, D.y, D.Y, f0, lo, hi, V, work.loc)
     if m == 0:
         _no_tree(tree)
         return 0.0, 0.0, 0, 0, 0
     best0 = np.inf
     if warm:
-        best0 = _view_loss(V, cls, tree, E[1][2][5], E[1][2][7])
+        best0 = _view_loss(V, P.cls, tree, E[1][2][5], E[1][2][7])
     else:
         _no_tree(tree)
-    lb, ub, st, ps = d2_solve(V, cls, cutoff, floor, tol, margin, s, lbkind, spr, sim, E, tree, best0)
+    lb, ub, st, ps = d2_solve(V, P, cutoff, floor, E, tree, best0)
     return lb, ub, st, ps, m
 
 
@@ -1465,23 +1643,261 @@ def _count_inner(ist, steps, passes):
     ist[I_PASSES] += passes
 
 
+@njit
+def _note_solve(solves, side, j, cut, lb, ub, steps, rows):
+    """Keep what an inner solve at point j returned, for its SubtreeSolved event (``record_sides3``)."""
+    solves[side, j, 0] = 1.0
+    solves[side, j, 1] = cut
+    solves[side, j, 2] = ub
+    solves[side, j, 3] = lb
+    solves[side, j, 4] = steps
+    solves[side, j, 5] = rows
+
+
+@njit
+def all_rows3(D, P, state, work, U):
+    """The first depth-3 iteration: the optimal depth-2 tree of all rows, which is every depth-3 tree whose
+    root threshold is 0 or u(f0); then AL^(0), one root tuple (f0, [0, u(f0)]) per feature with both end
+    points settled. Returns the solve's (lb, ub, steps, rows) and the incumbent history row (-1: U kept)."""
+    T, ist, hist = state.T, state.counters, state.hist
+    tree = work.sides.trL[0]
+    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, np.bool_(False))
+    _count_inner(ist, st, ps)
+    row = -1
+    if ub < U - P.tol:
+        row = ist[I_NINC]
+        hist[row, :] = -1
+        hist[row, 1] = 0
+        for x in range(6):
+            hist[row, 2 + x] = tree[x]
+        state.hval[row] = ub
+        ist[I_NINC] = row + 1
+        state.acc[F_U] = ub
+    tail = ist[I_TAIL]
+    for f in range(D.rank.shape[0]):
+        if D.u[f] >= 2:
+            T[0][tail] = f
+            T[1][tail] = 0
+            T[2][tail] = D.u[f]
+            T[3][tail] = 3
+            T[4][tail] = 0.0
+            T[5][tail] = f
+            T[6][tail] = -1
+            T[7][tail] = 0.0
+            T[8][tail] = 0.0
+            T[9][tail] = lb
+            T[10][tail] = lb
+            tail += 1
+    ist[I_TAIL] = tail
+    ist[I_NEXT_ID] = D.rank.shape[0]
+    ist[I_STEPS] += 1
+    return lb, ub, st, mm, row
+
+
+@njit
+def left_sides3(D, P, state, x, U, npts, work, j0, budget):
+    """Proposition C.1 for root tuple x, left sides in ascending order from point j0: D2 of the left set at
+    each point, until ``budget`` work units are spent. Returns (next point, work units spent).
+
+    The left loss at t_j serves the tree at t_j and slice j + 1, whose right sides lose at least
+    rfloor(t_{j+1}): the solve is cut off at U - rfloor(t_{j+1}), and skipped when the known lower bound
+    (Lemma B.3, similarity) already reaches that."""
+    T, cum, sd = state.T, D.cum, work.sides
+    lbL, ubL, trL, pts = sd.lbL, sd.ubL, sd.trL, sd.pts
+    f0, b = T[0][x], T[2][x]
+    Rb, Lb, Ra = T[8][x], T[9][x], T[10][x]
+    if j0 == 1:
+        lbL[0] = T[7][x]
+        ubL[0] = np.inf
+        lbL[npts - 1] = Lb
+    spent = 0
+    for j in range(j0, npts - 1):
+        if spent >= budget:
+            return j, spent
+        sd.solves[0, j, 0] = 0.0
+        ubL[j] = np.inf
+        lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
+        rfloor = Rb
+        if P.similarity:  # similarity: removing n rows lowers the 0-1 loss by at most n
+            lbL[j] = max(lbL[j], Lb - (cum[f0, b] - cum[f0, pts[j]]))
+            rfloor = max(Rb, Ra - (cum[f0, pts[j + 1]] - cum[f0, T[1][x]]))
+        cut = U - rfloor
+        if not lbL[j] < cut + P.margin:
+            continue
+        warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
+        if warm:
+            trL[j, :] = trL[j - 1, :]
+        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
+        lbL[j] = max(lb, lbL[j])
+        ubL[j] = ub
+        _count_inner(state.counters, st, ps)
+        _note_solve(sd.solves, np.int64(0), j, cut, lb, ub, st, mm)
+        spent += _solve_work(D, ps, mm)
+    return npts - 1, spent
+
+
+@njit
+def right_sides3(D, P, state, x, U, npts, work, j0, budget):
+    """Proposition C.1 for root tuple x, right sides in descending order from point j0, until ``budget``
+    work units are spent: the right loss at t_j serves the tree at t_j and slice j, cut off at U - D2(left
+    at t_{j-1}). A tree (left and right depth-2 trees at t_j) below U - tol becomes the incumbent at once.
+    Returns (next point, 0 when the side is done; work units spent)."""
+    T, ist, hist, cum, sd = state.T, state.counters, state.hist, D.cum, work.sides
+    lbL, ubL, lbR, ubR, trL, trR, pts = sd.lbL, sd.ubL, sd.lbR, sd.ubR, sd.trL, sd.trR, sd.pts
+    f0, a = T[0][x], T[1][x]
+    Ra = T[10][x]
+    if j0 == npts - 2:
+        lbR[npts - 1] = T[8][x]
+        ubR[npts - 1] = np.inf
+        lbR[0] = Ra
+    spent = 0
+    for j in range(j0, 0, -1):
+        if spent >= budget:
+            return j, spent
+        sd.solves[1, j, 0] = 0.0
+        sd.solves[1, j, 6] = -1.0
+        ubR[j] = np.inf
+        lbR[j] = lbR[j + 1]
+        if P.similarity:
+            lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
+        cut = U - lbL[j - 1]
+        if not lbR[j] < cut + P.margin:
+            continue
+        warm = j <= npts - 3 and ubR[j + 1] < np.inf
+        if warm:
+            trR[j, :] = trR[j + 1, :]
+        lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], warm)
+        lbR[j] = max(lb, lbR[j])
+        ubR[j] = ub
+        _count_inner(ist, st, ps)
+        _note_solve(sd.solves, np.int64(1), j, cut, lb, ub, st, mm)
+        spent += _solve_work(D, ps, mm)
+        v = ubL[j] + ub
+        if v < U - P.tol:
+            row = ist[I_NINC]
+            hist[row, 0] = f0
+            hist[row, 1] = pts[j]
+            for c in range(6):
+                hist[row, 2 + c] = trL[j, c]
+                hist[row, 8 + c] = trR[j, c]
+            state.hval[row] = v
+            ist[I_NINC] = row + 1
+            state.acc[F_U] = v
+            sd.solves[1, j, 6] = row
+            sd.solves[1, j, 7] = U
+            U = v
+    return 0, spent
+
+
+@njit
+def best_of_sides3(npts, sides):
+    """After both sides of a root tuple: the best tree among its inner points (the left and right depth-2
+    trees at t_j; inf when none was solved) and whether one of them became the incumbent."""
+    best = np.inf
+    improved = False
+    for j in range(npts - 2, 0, -1):
+        if sides.solves[1, j, 0] == 1.0:
+            best = min(best, sides.ubL[j] + sides.ubR[j])
+            improved = improved or sides.solves[1, j, 6] >= 0
+    return best, improved
+
+
+@njit(inline="always")
+def _solve_work(D, passes, rows):
+    """Work units of an inner solve (``WORK_PER_CALL``): its view (rows times features) and its feature scans."""
+    return (passes + D.rank.shape[0]) * rows
+
+
+@njit
+def record_sides3(events, k, it, state, x, side, npts, full, work):
+    """The events of one side's inner solves, in solve order: SubtreeSolved (record level ``full``) and, on
+    the right side, UpperBoundImproved where the tree at that point became the incumbent."""
+    T, sd = state.T, work.sides
+    for i in range(1, npts - 1):
+        j = i if side == 0 else npts - 1 - i
+        rec = sd.solves[side, j]
+        if full and rec[0] == 1.0:
+            k = emit_subtree_solved(events, k, it, tuple_id=T[5][x], root_feature=T[0][x], cutoff=rec[1], ub=rec[2],
+                                    lb=rec[3], side=side, t=sd.pts[j], inner_steps=np.int64(rec[4]),
+                                    rows=np.int64(rec[5]))
+        if side == 1 and rec[6] >= 0:
+            row = np.int64(rec[6])
+            v = state.hval[row]
+            k = emit_upper_bound(events, k, it, tuple_id=T[5][x], parent_id=T[6][x], root_feature=T[0][x], U=v,
+                                 root_rank=sd.pts[j], history_row=row, old_U=rec[7], upper=v, lower=state.acc[F_LB])
+    return k
+
+
+@njit
+def refine3(D, P, state, x, U, work):
+    """Refinement for root tuple x (Proposition C.1 (ii)): each slice [t_{j-1}, t_j] whose bound
+    (``_slice_bound3``) is below U + margin is kept, and becomes an alive tuple when a threshold lies strictly
+    inside it. Returns the number of kept slices."""
+    T, ist, sd = state.T, state.counters, work.sides
+    lbL, lbR, pts, cid = sd.lbL, sd.lbR, sd.pts, sd.cid
+    f0 = T[0][x]
+    tail = ist[I_TAIL]
+    kept = 0
+    for j in range(1, P.s + 1):
+        lS = _slice_bound3(lbL, lbR, j, P.similarity, D.cum[f0, pts[j]] - D.cum[f0, pts[j - 1]])
+        cid[j - 1] = -1
+        if not lS < U + P.margin:
+            ist[I_SLICES_PRUNED] += 1
+            continue
+        kept += 1
+        if pts[j] - pts[j - 1] >= 2:
+            T[0][tail] = f0
+            T[1][tail] = pts[j - 1]
+            T[2][tail] = pts[j]
+            T[3][tail] = 3
+            T[4][tail] = lS
+            T[5][tail] = ist[I_NEXT_ID]
+            T[6][tail] = T[5][x]
+            T[7][tail] = lbL[j - 1]
+            T[8][tail] = lbR[j]
+            T[9][tail] = lbL[j]
+            T[10][tail] = lbR[j - 1]
+            cid[j - 1] = ist[I_NEXT_ID]
+            ist[I_NEXT_ID] += 1
+            tail += 1
+    ist[I_TAIL] = tail
+    return kept
+
+
+@njit
+def record_slices3(events, k, it, D, P, state, x, U, work, kept):
+    """The events of a refined root tuple: IntervalRefined, then each slice's LowerBoundSlice (level full)."""
+    T, sd = state.T, work.sides
+    lbL, lbR, pts = sd.lbL, sd.lbR, sd.pts
+    f0, tid = T[0][x], T[5][x]
+    k = emit_refine(events, k, it, tuple_id=tid, parent_id=T[6][x], root_feature=f0, s=P.s, a=T[1][x], b=T[2][x],
+                    kept=kept, upper=U, lower=state.acc[F_LB])
+    for j in range(1, P.s + 1):
+        lS = _slice_bound3(lbL, lbR, j, P.similarity, D.cum[f0, pts[j]] - D.cum[f0, pts[j - 1]])
+        k = emit_slice(events, k, it, child_id=sd.cid[j - 1], tuple_id=tid, root_feature=f0, j=j, U=U, W=lS,
+                       kept=1 if lS < U + P.margin else 0, a=pts[j - 1], b=pts[j], bound=LB_W0, n_left=lbL[j - 1],
+                       n_right=lbR[j])
+    return k
+
+
 def make_kernel3(level):
     """The depth-3 Quant-BnB kernel (Appendix C) for a record level; one iteration = one root tuple."""
 
     @njit
-    def quantbnb3_kernel(order, rank, y, Y, u, cum, cls, T, ist, fst, hist, hval, rstat, params, V, loc, E, W3,
-                         events, max_iterations):
-        """Process at most ``max_iterations`` root tuples (f0, [a, b]); return (n_events, status).
+    def quantbnb3_kernel(data, params, state, work, events, max_iterations):
+        """Process at most ``max_iterations`` root tuples (f0, [a, b]) and about ``P.work_per_call`` work units
+        (the inner solve that reaches them ends the call, which may leave a root tuple between two inner solves
+        for the next call: ``I_PHASE``); return (n_events, status).
 
-        The first iteration solves the depth-2 problem on all rows: it is every depth-3 tree whose root
-        threshold is 0 or u(f0), so every root tuple starts with both end points settled.
+        The first iteration solves the depth-2 problem on all rows (``all_rows3``), so every root tuple starts
+        with both end points settled. ``data`` is :class:`Data3`, ``work`` :class:`Work3`.
         """
-        s, lbkind, spr, tol, margin, sim = _params(params, cls)
-        lbL, ubL, lbR, ubR, trL, trR, pts, cid = W3
-        p = rank.shape[0]
+        D, P, T, ist, fst = data, params, state.T, state.counters, state.acc
+        p = D.rank.shape[0]
+        s = P.s
         epi = 4 * s + 12
-        k = done = 0
-        while done < max_iterations:
+        k = done = spent = 0
+        while done < max_iterations and spent < P.work_per_call:
             status, head, tail = _blocked(ist, events, k, epi)
             if status >= 0:
                 return k, status
@@ -1489,175 +1905,67 @@ def make_kernel3(level):
             if tail + need > T[0].shape[0] and head > 0:
                 compact3(T, head, tail)
                 head, tail = _shift_queue(ist, head)
-            if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > hist.shape[0]:
+            if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > state.hist.shape[0]:
                 return k, ev.STATUS_GROW
             U = fst[F_U]
             it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
             if ist[I_STARTED] == 0:
                 ist[I_STARTED] = 1
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=rank.shape[1], i1=p,
+                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=D.rank.shape[1], i1=p,
                                                i2=s)
-                lb, ub, st, ps, mm = _side(order, rank, y, Y, 0, 0, u[0], U, 0.0, tol, margin, cls, s, lbkind, spr,
-                                           sim, V, loc, E, trL[0], False)
-                _count_inner(ist, st, ps)
+                lb, ub, st, mm, row = all_rows3(D, P, state, work, U)
+                spent += _solve_work(D, ist[I_PASSES], mm)  # the first solve made every scan so far
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 2, -1, -1, -1, U, ub, lb, 0, st, mm, 0.0, 0.0)
-                if ub < U - tol:
-                    row = ist[I_NINC]
-                    hist[row, :] = -1
-                    hist[row, 1] = 0
-                    for x in range(6):
-                        hist[row, 2 + x] = trL[0, x]
-                    hval[row] = ub
-                    ist[I_NINC] = row + 1
-                    fst[F_U] = ub
-                    if level >= ev.LEVEL_SUMMARY:
-                        k = ev.emit(events, k, it, QB_UPPER, 0, 0, -1, -1, -1, ub, ub, 0.0, 0, 0, row, U, 0.0)
-                for f in range(p):
-                    if u[f] >= 2:
-                        T[0][tail] = f
-                        T[1][tail] = 0
-                        T[2][tail] = u[f]
-                        T[3][tail] = 3
-                        T[4][tail] = 0.0
-                        T[5][tail] = f
-                        T[6][tail] = -1
-                        T[7][tail] = 0.0
-                        T[8][tail] = 0.0
-                        T[9][tail] = lb
-                        T[10][tail] = lb
-                        tail += 1
-                ist[I_TAIL] = tail
-                ist[I_NEXT_ID] = p
-                ist[I_STEPS] += 1
+                    k = emit_subtree_solved(events, k, it, tuple_id=-1, root_feature=-1, cutoff=U, ub=ub, lb=lb,
+                                            side=2, t=0, inner_steps=st, rows=mm)
+                if row >= 0 and level >= ev.LEVEL_SUMMARY:
+                    k = emit_upper_bound(events, k, it, tuple_id=-1, parent_id=-1, root_feature=-1, U=ub,
+                                         root_rank=0, history_row=row, old_U=U, upper=ub)
                 done += 1
-                if tail == 0:
-                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, 0), ev.STATUS_DONE
+                if ist[I_TAIL] == 0:
+                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, np.int64(0)), ev.STATUS_DONE
                 continue
-            if head == ist[I_ROUND_END]:
-                lb, trip = _round_start3(T, head, tail, U)
-                r = _new_round(ist, fst, rstat, head, tail, U, lb, trip)
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit(events, k, it, QB_ITERATION, r + 1, 0, -1, -1, -1, 0.0, U, lb, tail - head, 0, 0,
-                                trip, 0.0)
-            f0 = T[0][head]
-            a = T[1][head]
-            b = T[2][head]
-            tid = T[5][head]
-            La = T[7][head]
-            Rb = T[8][head]
-            Lb = T[9][head]
-            Ra = T[10][head]
-            ex, npts = _points(a, b, s, pts)
-            # Left sides, ascending. The left loss at t_j serves the tree at t_j and slice j + 1, whose right
-            # sides lose at least rfloor(t_{j+1}): the solve is cut off at U - rfloor(t_{j+1}), and skipped
-            # when the known lower bound (Lemma B.3, similarity) already reaches that.
-            lbL[0] = La
-            ubL[0] = np.inf
-            lbL[npts - 1] = Lb
-            for j in range(1, npts - 1):
-                ubL[j] = np.inf
-                lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
-                rfloor = Rb
-                if sim:  # similarity: removing n rows lowers the 0-1 loss by at most n
-                    lbL[j] = max(lbL[j], Lb - (cum[f0, b] - cum[f0, pts[j]]))
-                    rfloor = max(Rb, Ra - (cum[f0, pts[j + 1]] - cum[f0, a]))
-                cut = U - rfloor
-                if not lbL[j] < cut + margin:
-                    continue
-                warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
-                if warm:
-                    trL[j, :] = trL[j - 1, :]
-                lb, ub, st, ps, mm = _side(order, rank, y, Y, f0, 0, pts[j], cut, lbL[j], tol, margin, cls, s, lbkind,
-                                           spr, sim, V, loc, E, trL[j], warm)
-                lbL[j] = max(lb, lbL[j])
-                ubL[j] = ub
-                _count_inner(ist, st, ps)
-                if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 0, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
-                                0.0)
-            # Right sides, descending: the right loss at t_j serves the tree at t_j and slice j, cut off at
-            # U - D2(left at t_{j-1}).
-            best = np.inf
-            improved = False
-            lbR[npts - 1] = Rb
-            ubR[npts - 1] = np.inf
-            lbR[0] = Ra
-            for j in range(npts - 2, 0, -1):
-                ubR[j] = np.inf
-                lbR[j] = lbR[j + 1]
-                if sim:
-                    lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
-                cut = U - lbL[j - 1]
-                if not lbR[j] < cut + margin:
-                    continue
-                warm = j <= npts - 3 and ubR[j + 1] < np.inf
-                if warm:
-                    trR[j, :] = trR[j + 1, :]
-                lb, ub, st, ps, mm = _side(order, rank, y, Y, f0, pts[j], u[f0], cut, lbR[j], tol, margin, cls, s,
-                                           lbkind, spr, sim, V, loc, E, trR[j], warm)
-                lbR[j] = max(lb, lbR[j])
-                ubR[j] = ub
-                _count_inner(ist, st, ps)
-                if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_SUBPROBLEM, 0, 1, tid, -1, f0, cut, ub, lb, pts[j], st, mm, 0.0,
-                                0.0)
-                v = ubL[j] + ub
-                if v < best:
-                    best = v
-                if v < U - tol:
-                    row = ist[I_NINC]
-                    hist[row, 0] = f0
-                    hist[row, 1] = pts[j]
-                    for x in range(6):
-                        hist[row, 2 + x] = trL[j, x]
-                        hist[row, 8 + x] = trR[j, x]
-                    hval[row] = v
-                    ist[I_NINC] = row + 1
-                    fst[F_U] = v
-                    improved = True
+            ex, npts = _points(T[1][head], T[2][head], s, work.sides.pts)
+            if ist[I_PHASE] == PHASE_NEW:
+                if head == ist[I_ROUND_END]:
+                    lb, trip = _round_start3(T, head, tail, U)
+                    r = _new_round(state, head, tail, U, lb, trip)
                     if level >= ev.LEVEL_SUMMARY:
-                        k = ev.emit(events, k, it, QB_UPPER, 0, 0, tid, T[6][head], f0, v, v, fst[F_LB], pts[j], 0,
-                                    row, U, 0.0)
-                    U = v
+                        k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
+                                                 node=-1)
+                ist[I_PHASE] = PHASE_LEFT
+                ist[I_POINT] = 1
+            if ist[I_PHASE] == PHASE_LEFT:
+                j, w = left_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+                spent += w
+                ist[I_POINT] = j
+                if j < npts - 1:  # the work budget is spent: the next call goes on at point j
+                    continue
+                if level >= ev.LEVEL_FULL:
+                    k = record_sides3(events, k, it, state, head, np.int64(0), npts, np.bool_(True), work)
+                ist[I_PHASE] = PHASE_RIGHT
+                ist[I_POINT] = npts - 2
+            j, w = right_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+            spent += w
+            ist[I_POINT] = j
+            if j > 0:
+                continue
+            ist[I_PHASE] = PHASE_NEW
+            if level >= ev.LEVEL_SUMMARY:
+                k = record_sides3(events, k, it, state, head, np.int64(1), npts, level >= ev.LEVEL_FULL, work)
+            best, improved = best_of_sides3(npts, work.sides)
+            U = fst[F_U]
             if ex:
                 ist[I_EXHAUSTIVE] += 1
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_EXHAUSTIVE, 0, 1 if improved else 0, tid, T[6][head], f0, best,
-                                U, fst[F_LB], a, b, npts, 0.0, 0.0)
+                    k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                        root_feature=T[0][head], best=best, improved=1 if improved else 0,
+                                        a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
             else:
-                kept = 0
-                for j in range(1, s + 1):
-                    lS = _slice_bound3(lbL, lbR, j, sim, cum[f0, pts[j]] - cum[f0, pts[j - 1]])
-                    cid[j - 1] = -1
-                    if lS < U + margin:
-                        kept += 1
-                        if pts[j] - pts[j - 1] >= 2:
-                            T[0][tail] = f0
-                            T[1][tail] = pts[j - 1]
-                            T[2][tail] = pts[j]
-                            T[3][tail] = 3
-                            T[4][tail] = lS
-                            T[5][tail] = ist[I_NEXT_ID]
-                            T[6][tail] = tid
-                            T[7][tail] = lbL[j - 1]
-                            T[8][tail] = lbR[j]
-                            T[9][tail] = lbL[j]
-                            T[10][tail] = lbR[j - 1]
-                            cid[j - 1] = ist[I_NEXT_ID]
-                            ist[I_NEXT_ID] += 1
-                            tail += 1
-                    else:
-                        ist[I_SLICES_PRUNED] += 1
-                ist[I_TAIL] = tail
+                kept = refine3(D, P, state, head, U, work)
                 if level >= ev.LEVEL_FULL:
-                    k = ev.emit(events, k, it, QB_REFINE, 0, 0, tid, T[6][head], f0, s, U, fst[F_LB], a, b, kept,
-                                0.0, 0.0)
-                    for j in range(1, s + 1):
-                        lS = _slice_bound3(lbL, lbR, j, sim, cum[f0, pts[j]] - cum[f0, pts[j - 1]])
-                        k = ev.emit(events, k, it, QB_SLICE, 0, 1 if lS < U + margin else 0, cid[j - 1], tid, f0, j, U,
-                                    lS, pts[j - 1], pts[j], LB_W0, lbL[j - 1], lbR[j])
+                    k = record_slices3(events, k, it, D, P, state, head, U, work, kept)
             done += 1
             if _next_tuple(ist, head):
                 return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE

@@ -31,7 +31,6 @@ from odtlab import certificate, memory
 from odtlab.core import quantbnb as kernels
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
-from odtlab.events import register_kind
 from odtlab.search import Search, Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.solvers.cart import CARTSolver
@@ -40,37 +39,6 @@ from odtlab.tree import Tree
 ALGORITHM = "quantbnb"
 BOUND_NAMES = {v: k for k, v in kernels.LB_NAMES.items()}
 INITIAL = ("greedy", "cart", "leaf")  # the first incumbent, see QuantBnBSolver
-
-register_kind(kernels.QB_ITERATION, "IterationStart", ALGORITHM,
-              {"k": "depth", "alive": "i0", "triples": "f0", "U": "upper", "LB": "lower"},
-              "Round {k} (the paper's iteration k of Algorithm 1): {alive} tuples alive ({triples:.6g} trees), "
-              "bounds [{LB:.6g}, {U:.6g}]")
-register_kind(kernels.QB_UPPER, "UpperBoundImproved", ALGORITHM,
-              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "U": "value", "root_rank": "i0",
-               "history_row": "i2", "old_U": "f0"},
-              "Upper bound improved: U {old_U:.6g} -> {U:.6g} (root feature {f0}, rank {root_rank})")
-register_kind(kernels.QB_SLICE, "LowerBoundSlice", ALGORITHM,
-              {"child_id": "node", "tuple_id": "parent", "f0": "feature", "j": "value", "U": "upper",
-               "W": "lower", "kept": "flags", "a": "i0", "b": "i1", "bound": "i2", "n_left": "f0", "n_right": "f1"},
-              "Slice {j:g} [{a}, {b}] of tuple {tuple_id}: W = {W:.6g} vs U = {U:.6g}, kept={kept}")
-register_kind(kernels.QB_ELIMINATE, "FeatureEliminated", ALGORITHM,
-              {"tuple_id": "node", "child_feature": "feature", "W": "value", "U": "upper", "side_bound": "flags",
-               "j": "i0", "a": "i1", "b": "i2", "excess": "f0", "side": "f1", "round": "depth"},
-              "Round {round}: child feature {child_feature} (side {side:g}: 0 left, 1 right) eliminated from slice "
-              "{j} [{a}, {b}] of tuple {tuple_id}, its bound {W:.6g} exceeds U = {U:.6g} by {excess:.6g}")
-register_kind(kernels.QB_REFINE, "IntervalRefined", ALGORITHM,
-              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "s": "value", "a": "i0", "b": "i1",
-               "kept": "i2"},
-              "Tuple {tuple_id} (feature {f0}, [{a}, {b}]) refined into {s:g} slices, {kept} kept")
-register_kind(kernels.QB_EXHAUSTIVE, "ExhaustiveSearch", ALGORITHM,
-              {"tuple_id": "node", "parent_id": "parent", "f0": "feature", "best": "value", "improved": "flags",
-               "a": "i0", "b": "i1", "points": "i2"},
-              "Exhaustive search of tuple {tuple_id} (feature {f0}, [{a}, {b}]): best {best:.6g}, improved={improved}")
-register_kind(kernels.QB_SUBPROBLEM, "SubtreeSolved", ALGORITHM,
-              {"tuple_id": "node", "f0": "feature", "cutoff": "value", "ub": "upper", "lb": "lower", "side": "flags",
-               "t": "i0", "inner_steps": "i1", "rows": "i2"},
-              "Depth-2 subtree ({side}: 0 left, 1 right, 2 all rows) at rank {t} of feature {f0}: "
-              "D2 in [{lb:.6g}, {ub:.6g}], cutoff {cutoff:.6g}")
 
 _KERNELS = {}
 
@@ -116,6 +84,12 @@ def prepare(X):
     return kept, values, np.ascontiguousarray(rank[kept]), np.ascontiguousarray(order[kept])
 
 
+def _state_field(name, doc):
+    """A solver attribute that reads and replaces one field of its ``state`` (a growth step replaces arrays)."""
+    return property(lambda self: getattr(self.state, name),
+                    lambda self, value: setattr(self, "state", self.state._replace(**{name: value})), doc=doc)
+
+
 class QuantBnBSolver(Solver):
     """State of one Quant-BnB search: the data in ranks, the alive tuples, U and the incumbent history.
 
@@ -136,6 +110,13 @@ class QuantBnBSolver(Solver):
     name = "quantbnb"
     sense = "min"
     exact = True
+    # the fields of ``state`` (``core.quantbnb.State``) by the names the solver has always used
+    T = _state_field("T", "the alive tuples (``core.quantbnb.alloc_tuples2`` / ``alloc_tuples3``)")
+    ist = _state_field("counters", "the integer counters, indexed by ``core.quantbnb.I_*``")
+    fst = _state_field("acc", "U and the lower bound, indexed by ``core.quantbnb.F_*``")
+    hist = _state_field("hist", "the incumbent history, one row per incumbent (``core.quantbnb.HIST_COLS``)")
+    hval = _state_field("hval", "the incumbents' losses")
+    rstat = _state_field("rstat", "per round: tuples alive, trees alive, lower and upper bound")
 
     def __init__(self, X, y, task="classification", depth=2, s=3, lower_bound="W0", sprime_ratio=0.6,
                  keep_ties=False, similarity=True, initial="greedy", n_classes=None, feature_names=None, classes=None):
@@ -184,22 +165,28 @@ class QuantBnBSolver(Solver):
         self.slack = certificate.SLACK_DELTAS * self.tol
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
         self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
-        self.params = np.array([self.s, lbkind, sprime_ratio, self.tol, margin, self.similarity], dtype=np.float64)
+        self.params = kernels.Params(bool(self.cls), self.s, lbkind, float(sprime_ratio), float(self.tol), float(margin),
+                                     self.similarity, kernels.WORK_PER_CALL)
         self.E = kernels.make_scratch(p, n, K, Yc.shape[1], self.s, n_slots)
         self.V = kernels.make_view(p, n, Yc.shape[1])
         self.loc = np.zeros(n, np.int64)
-        self.ist = np.zeros(kernels.N_IST, np.int64)
-        self.fst = np.zeros(kernels.N_FST)
-        self.rstat = np.zeros((kernels.MAX_ROUNDS, 4))
-        self.hist = np.full((16, kernels.HIST_COLS), -1, np.int64)
-        self.hval = np.zeros(16)
+        self.state = kernels.State(None, np.zeros(kernels.N_IST, np.int64), np.zeros(kernels.N_FST),
+                                   np.full((16, kernels.HIST_COLS), -1, np.int64), np.zeros(16),
+                                   np.zeros((kernels.MAX_ROUNDS, 4)))
+        if depth == 3:
+            cum = np.zeros((p, max_u + 1), np.int64)  # cum[f, t] = rows with rank_f <= t
+            for f in range(p):
+                cum[f, 1:self.u[f] + 1] = np.cumsum(np.bincount(rank[f], minlength=self.u[f] + 1)[1:])
+            self.data = kernels.Data3(order, rank, yk, Yc, self.u, cum)
+        else:
+            self.data = kernels.Data2(self.V)
         if initial == "greedy" and p:  # the tree is only built when asked for (``initial_tree``)
             self._initial = np.full(kernels.HIST_COLS, -1, np.int64)
             if depth == 2:
                 kernels.build_view(order, rank, yk, Yc, 0, 0, int(self.u[0]), self.V, self.loc)
-                loss = kernels.greedy2(self.V, self.cls, self.E, self._initial, 0)
+                loss = kernels.greedy2(self.V, self.params, self.E, self._initial, 0)
             else:
-                loss = kernels.greedy3(order, rank, yk, Yc, self.u, self.cls, self.V, self.loc, self.E, self._initial)
+                loss = kernels.greedy3(self.data, self.params, self.V, self.loc, self.E, self._initial)
             self.fst[kernels.F_U] = loss
         else:
             self._initial = self._cart_tree(y) if initial == "cart" else self._leaf_tree()
@@ -213,15 +200,11 @@ class QuantBnBSolver(Solver):
                 self.ist[kernels.I_NEXT_ID] = self.ist[kernels.I_TAIL]
             self.start_tuples = self._alive_list()
             self.cid = np.zeros(self.s, np.int64)
+            self.work = kernels.Work2(self.E, self.cid)
         else:
             self.T = kernels.alloc_tuples3(max(4 * p * self.s, 64))
-            cum = np.zeros((p, max_u + 1), np.int64)  # cum[f, t] = rows with rank_f <= t
-            for f in range(p):
-                cum[f, 1:self.u[f] + 1] = np.cumsum(np.bincount(rank[f], minlength=self.u[f] + 1)[1:])
-            self.data = (order, rank, yk, Yc, self.u, cum)
-            self.W3 = (np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2), np.zeros(self.s + 2),
-                       np.zeros((self.s + 2, 6), np.int64), np.zeros((self.s + 2, 6), np.int64),
-                       np.zeros(self.s + 2, np.int64), np.zeros(self.s, np.int64))
+            self.W3 = kernels.make_sides(self.s)
+            self.work = kernels.Work3(self.V, self.loc, self.E, self.W3)
         if not p or not np.isfinite(self.tol):  # every feature constant: the best tree is a single leaf; or the
             self.ist[kernels.I_DONE] = 1  # squares overflow and no loss can be compared (``certificate`` says so)
             if not np.isfinite(self.tol):
@@ -260,26 +243,11 @@ class QuantBnBSolver(Solver):
         return [(int(self.T[5][i]), int(self.T[0][i]), int(self.T[1][i]), int(self.T[2][i])) for i in range(head, tail)]
 
     # -- Solver contract ---------------------------------------------------------------------------
-    @property
-    def first_chunk(self):
-        """Iterations of the first kernel call of ``Search.run``. Depth 3: one, since an iteration is up to
-        2 (s - 1) inner depth-2 solves (the first a solve on all rows), and sixteen of them ran for over a second
-        before the driver read the clock again (a 0.05 s limit overshot by 1.1 s, issue 20); later calls adapt.
-        Depth 2: the default (an iteration is one tuple, p feature scans)."""
-        return 1 if self.depth == 3 else Solver.first_chunk
-
     def kernel(self, level):
         return quantbnb_kernel(self.depth, level)
 
     def advance(self, kernel, events, max_iterations):
-        if self.depth == 2:
-            n, status = kernel(self.V, self.cls, self.T, self.ist, self.fst, self.hist, self.hval, self.rstat,
-                               self.params, self.E, self.cid, events, max_iterations)
-        else:
-            order, rank, yk, Yc, u, cum = self.data
-            n, status = kernel(order, rank, yk, Yc, u, cum, self.cls, self.T, self.ist, self.fst, self.hist,
-                               self.hval, self.rstat, self.params, self.V, self.loc, self.E, self.W3, events,
-                               max_iterations)
+        n, status = kernel(self.data, self.params, self.state, self.work, events, max_iterations)
         return int(n), int(status)
 
     def grow(self):

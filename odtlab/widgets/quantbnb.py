@@ -2,16 +2,17 @@
 the tuple being processed with the child features each slice eliminates.
 
 Quant-BnB (Mazumder, Meng, Wang) searches sets of trees: a tuple (f0, [a, b], F1, F2) holds every depth-2
-tree with root feature f0, root threshold rank in [a, b] and child features in F1 (left) and F2 (right).
+tree with root feature f0 (``root_feature`` in the events), root threshold rank in [a, b] and child features in F1 (left) and F2 (right).
 Processing a tuple either searches it exhaustively (a short interval) or cuts [a, b] at quantile points
 into slices, bounds each slice from below (W0, W1, W2; eqs. 9-13), prunes the slices whose bound reaches
 the upper bound U, and eliminates from the kept ones the child features whose bound does (Proposition
 4.1). The incumbent tree is the one of the last ``UpperBoundImproved`` event (its row of the solver's
 incumbent history), the CART tree before any.
 """
-import numpy as np
+import functools
 
 from odtlab.core import events as core
+from odtlab.events import decode, decode_all
 from odtlab.widgets.registry import Adapter, register_adapter, register_panel
 from odtlab.widgets.svg import BLUE, GREY, HIGHLIGHT, INK, MUTED, fmt, panel, svg_open, text
 from odtlab.widgets.trees import TreeSource, tree_frame
@@ -56,7 +57,7 @@ class QuantBnBAdapter(Adapter):
         if i < 0:
             tree = frame.recording.initial.tree
         else:
-            row = int(frame.recording.records[i]["i2"])
+            row = int(core.KINDS[qb.QB_UPPER].get(frame.recording.records[i], "history_row"))
             if row not in self._trees:
                 self._trees[row] = self.solver.history_tree(row)
             tree = self._trees[row]
@@ -70,23 +71,38 @@ class _Tuples:
     def __init__(self, frame):
         qb = _codes()
         recs = frame.records
-        kinds = recs["kind"]
-        slices = recs[(kinds == qb.QB_SLICE) & (recs["node"] >= 0)]  # slices pushed as tuples (with an id)
-        done = recs[np.isin(kinds, (qb.QB_REFINE, qb.QB_EXHAUSTIVE))]
-        processed = set(done["node"].tolist())
+        sliced = _of_kind(recs, qb.QB_SLICE)
+        slices = sliced[core.KINDS[qb.QB_SLICE].get(sliced, "child_id") >= 0]  # slices pushed as tuples (with an id)
+        done = {name: [] for name in ("tuple_id", "root_feature", "parent_id", "b")}
+        for code in (qb.QB_REFINE, qb.QB_EXHAUSTIVE):
+            of_kind = _of_kind(recs, code)
+            for name in done:
+                done[name] += core.KINDS[code].get(of_kind, name).tolist()
+        processed = set(done["tuple_id"])
         solver = frame.solver
         self.u = [len(v) for v in solver.values]
+        get = functools.partial(core.KINDS[qb.QB_SLICE].get, slices)
         self.alive = [(int(f), int(a), int(b)) for tid, f, a, b in
-                      zip(slices["node"].tolist(), slices["feature"].tolist(), slices["i0"].tolist(),
-                          slices["i1"].tolist()) if tid not in processed]
+                      zip(get("child_id").tolist(), get("root_feature").tolist(), get("a").tolist(), get("b").tolist())
+                      if tid not in processed]
         start = getattr(solver, "start_tuples", None)  # depth 2: the first alive list, (id, f0, a, b)
         if start is not None:
             self.alive = [(f, a, b) for tid, f, a, b in start if tid not in processed] + self.alive
         else:
-            roots_done = {int(f) for f, p, b in zip(done["feature"].tolist(), done["parent"].tolist(),
-                                                    done["i1"].tolist()) if p < 0 and b >= self.u[int(f)]}
+            roots_done = {int(f) for f, p, b in zip(done["root_feature"], done["parent_id"], done["b"])
+                          if p < 0 and b >= self.u[int(f)]}
             self.alive += [(f, 0, self.u[f]) for f in range(len(self.u)) if f not in roots_done]
         self.processed = len(processed)
+
+
+def _of_kind(records, code):
+    return records[records["kind"] == code]
+
+
+def _of_tuple(records, code, tid):
+    """The events of kind ``code`` about tuple ``tid`` (its ``tuple_id``)."""
+    of_kind = _of_kind(records, code)
+    return of_kind[core.KINDS[code].get(of_kind, "tuple_id") == tid]
 
 
 def _current_tuple(frame):
@@ -116,23 +132,22 @@ class IntervalsPanel(View):
         tuples = _Tuples(frame)
         recs = frame.records
         cur = _current_tuple(frame)
-        cur_rec = recs[cur] if cur >= 0 else None
+        cur_rec = decode(recs[cur]) if cur >= 0 else None
         names = [solver.feature_names[j] if solver.feature_names is not None else f"x{j}" for j in solver.kept]
-        cur_f = int(cur_rec["feature"]) if cur_rec is not None else -1
+        cur_f = int(cur_rec.root_feature) if cur_rec is not None else -1
         # which features get a row: the current one first, then those with alive intervals, then the rest
         alive_f = [f for f, _, _ in tuples.alive]
         order = sorted(range(len(names)), key=lambda f: (f != cur_f, -alive_f.count(f), f))
         rows = order[:self.max_features]
         slices, elim = [], {}
-        if cur_rec is not None and int(cur_rec["kind"]) == qb.QB_REFINE:
-            tid = int(cur_rec["node"])
+        if cur_rec is not None and cur_rec.kind.code == qb.QB_REFINE:
+            tid = int(cur_rec.tuple_id)
             after = recs[cur + 1:]
-            sl = after[(after["kind"] == qb.QB_SLICE) & (after["parent"] == tid)]
-            slices = [(int(r["value"]), int(r["i0"]), int(r["i1"]), float(r["lower"]), int(r["flags"]),
-                       int(r["i2"])) for r in sl[:self.max_slices]]
-            el = after[(after["kind"] == qb.QB_ELIMINATE) & (after["node"] == tid)]
-            for r in el:
-                elim.setdefault(int(r["i0"]), ([], []))[int(r["flags"]) % 2].append(int(r["feature"]))
+            sl = _of_tuple(after, qb.QB_SLICE, tid)
+            slices = [(int(e.j), int(e.a), int(e.b), float(e.W), int(e.kept), int(e.bound))
+                      for e in decode_all(sl[:self.max_slices])]
+            for e in decode_all(_of_tuple(after, qb.QB_ELIMINATE, tid)):
+                elim.setdefault(int(e.j), ([], []))[int(e.side_bound) % 2].append(int(e.child_feature))
         gone = {}  # slice -> "left | right" eliminated child features (the table's last column)
         for j, _, _, _, kept, _ in slices:
             sides = [", ".join(names[f] for f in side) or "–" for side in elim.get(j, ([], []))]
@@ -143,15 +158,15 @@ class IntervalsPanel(View):
         row_h = 22
         table_top = top + row_h * len(rows) + 34
         H = table_top + (24 + 22 * len(slices) if slices else 8) + 6
-        parts = [svg_open(W, H, alive=len(tuples.alive), current=-1 if cur_rec is None else int(cur_rec["node"]))]
+        parts = [svg_open(W, H, alive=len(tuples.alive), current=-1 if cur_rec is None else int(cur_rec.tuple_id))]
         if cur_rec is None:
             head = "No tuple processed yet"
-        elif int(cur_rec["kind"]) == qb.QB_EXHAUSTIVE:
-            head = (f"Tuple {int(cur_rec['node'])}: {names[cur_f]} ∈ ranks [{int(cur_rec['i0'])}, {int(cur_rec['i1'])}]"
-                    f" searched exhaustively, best {fmt(cur_rec['value'])}")
+        elif cur_rec.kind.code == qb.QB_EXHAUSTIVE:
+            head = (f"Tuple {int(cur_rec.tuple_id)}: {names[cur_f]} ∈ ranks [{int(cur_rec.a)}, {int(cur_rec.b)}]"
+                    f" searched exhaustively, best {fmt(cur_rec.best)}")
         else:
-            head = (f"Tuple {int(cur_rec['node'])}: {names[cur_f]} ∈ ranks [{int(cur_rec['i0'])}, "
-                    f"{int(cur_rec['i1'])}], {int(cur_rec['value'])} slices, {int(cur_rec['i2'])} kept")
+            head = (f"Tuple {int(cur_rec.tuple_id)}: {names[cur_f]} ∈ ranks [{int(cur_rec.a)}, "
+                    f"{int(cur_rec.b)}], {int(cur_rec.s)} slices, {int(cur_rec.kept)} kept")
         parts.append(text(10, 18, head[:72], 14, weight="bold"))
         parts.append(text(10, 37, f"{len(tuples.alive)} tuples alive, {tuples.processed} processed", 13, fill=MUTED))
         x0, x1 = int(min(max(130, 20 + 7.5 * max(map(len, names))), 220)), W - 60  # labels: 7.5 px a character
@@ -167,7 +182,7 @@ class IntervalsPanel(View):
                     parts.append(f'<rect class="alive" x="{xa:.1f}" y="{y + 4}" width="{max(xb - xa, 2):.1f}" height="12" '
                                  f'fill="{BLUE}" fill-opacity="0.55" />')
             if f == cur_f and cur_rec is not None:
-                a, b = int(cur_rec["i0"]), int(cur_rec["i1"])
+                a, b = int(cur_rec.a), int(cur_rec.b)
                 xa, xb = x0 + (x1 - x0) * a / u, x0 + (x1 - x0) * b / u
                 parts.append(f'<rect x="{xa:.1f}" y="{y + 1}" width="{max(xb - xa, 2):.1f}" height="18" fill="none" '
                              f'stroke="{HIGHLIGHT}" stroke-width="2.5" />')
@@ -187,7 +202,7 @@ class IntervalsPanel(View):
             y = table_top
             parts.append(text(10, y, "slice", 12, weight="bold"))
             parts.append(text(60, y, "ranks", 12, weight="bold"))
-            parts.append(text(150, y, f"bound vs U = {fmt(cur_rec['upper'])}", 12, weight="bold"))
+            parts.append(text(150, y, f"bound vs U = {fmt(cur_rec.upper)}", 12, weight="bold"))
             parts.append(text(300, y, "eliminated: left | right", 12, weight="bold"))
             for i, (j, a, b, bound, kept, kind) in enumerate(slices):
                 yy = y + 22 * (i + 1)
