@@ -1,7 +1,7 @@
 """Quant-BnB (odtlab) against pycontree's ConTree on the quantbnb/ classification sets, depths 2 and 3.
 
     ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_quantbnb.py [--depth 2 3] [--repeats 3]
-        [--sets bank,rice] [--initial greedy|cart|leaf] [--levels]
+        [--sets bank,rice|none] [--initial greedy|cart|leaf] [--levels] [--noisy-xor]
 
 Compiles every kernel first (a warm-up fit), then for each set and depth times a full ``fit`` of
 ``QuantBnBClassifier(record="none")`` (input checks, data preparation, the initial tree, the search)
@@ -12,7 +12,9 @@ training losses, Quant-BnB's iterations (tuples processed) and rounds (iteration
 and the peak memory: the search state (``peak_memory`` of the result) and the growth of the process's
 resident set. ``--initial cart`` / ``leaf`` starts from the CART tree / a single leaf instead of the
 greedy tree; ``--levels`` also times the record levels none / summary / full (level none has no event
-code compiled in).
+code compiled in). ``--noisy-xor`` adds the DPDT paper's XOR (``gen/xor-dpdt``: 10^4 points uniform on the unit
+square, a 2 x 2 checkerboard) with 10 % of its labels flipped (the flips drawn by ``default_rng(3)``, as in
+tests/test_peers_quantbnb.py), the row ``xor-noisy``; ``--sets none`` leaves out the quantbnb/ sets.
 """
 import argparse
 import resource
@@ -48,6 +50,21 @@ def best_of(repeats, *fns):
     return best
 
 
+NOISY_XOR = "xor-noisy"
+
+
+def problem(name):
+    """(X, y) of a quantbnb/ set or of the noisy XOR (:data:`NOISY_XOR`, see the module docstring)."""
+    if name == NOISY_XOR:
+        data = datasets.load("gen/xor-dpdt", n=10_000)
+        y = data.y.copy()
+        flip = np.random.default_rng(3).random(len(y)) < 0.1
+        y[flip] = 1 - y[flip]
+        return np.asarray(data.X, float), y
+    data = datasets.load(name)
+    return np.asarray(data.X, float), np.asarray(data.y)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--depth", type=int, nargs="+", default=[2, 3])
@@ -56,16 +73,17 @@ def main():
     parser.add_argument("--contree-limit", type=float, default=600.0)
     parser.add_argument("--initial", default="greedy", choices=INITIAL, help="first incumbent")
     parser.add_argument("--levels", action="store_true", help="also time the record levels")
+    parser.add_argument("--noisy-xor", action="store_true", help="also the XOR with 10%% of its labels flipped")
     args = parser.parse_args()
     from pycontree import ConTree
 
-    names = ([f"quantbnb/{s}" for s in args.sets.split(",")] if args.sets else
+    names = ([] if args.sets == "none" else [f"quantbnb/{s}" for s in args.sets.split(",")] if args.sets else
              [n for n in datasets.names("quantbnb", available_only=True)
-              if datasets.info(n)["task"] == "classification"])
-    warm = datasets.load(names[0])
+              if datasets.info(n)["task"] == "classification"]) + ([NOISY_XOR] if args.noisy_xor else [])
+    warm_X, warm_y = problem(names[0])
     for depth in args.depth:  # compile (or load from the cache) every kernel before timing
         for level in ("none", "summary", "full"):
-            QuantBnBClassifier(max_depth=depth, record=level).fit(warm.X[:60], warm.y[:60])
+            QuantBnBClassifier(max_depth=depth, record=level).fit(warm_X[:60], warm_y[:60])
     header = (f"{'set':10s} {'n':>6s} {'p':>3s} {'K':>2s} {'d':>2s} {'odtlab s':>9s} {'ConTree s':>9s} "
               f"{'ratio':>6s} {'wall':>7s} {'wall CT':>7s} {'loss':>6s} {'CT loss':>7s} {'iters':>6s} "
               f"{'rounds':>6s} {'state MB':>8s} {'RSS+MB':>7s}")
@@ -73,8 +91,7 @@ def main():
     for depth in args.depth:
         print(header)
         for name in names:
-            data = datasets.load(name)
-            X, y = np.asarray(data.X, float), np.asarray(data.y)
+            X, y = problem(name)
             ours_fit = lambda: QuantBnBClassifier(max_depth=depth, record="none", initial=args.initial).fit(X, y)  # noqa: E731
             before = rss_mb()
             ours_fit()  # the peak resident set of odtlab alone, before ConTree runs on this set
@@ -85,7 +102,7 @@ def main():
             res = ours.result_
             ratio = ours_t / theirs_t
             ratios[depth].append(ratio)
-            print(f"{name.split('/')[1]:10s} {X.shape[0]:6d} {X.shape[1]:3d} {len(np.unique(y)):2d} {depth:2d} "
+            print(f"{name.rpartition('/')[2]:10s} {X.shape[0]:6d} {X.shape[1]:3d} {len(np.unique(y)):2d} {depth:2d} "
                   f"{ours_t:9.3f} {theirs_t:9.3f} {ratio:6.2f} {ours_w:7.3f} {theirs_w:7.3f} "
                   f"{res.objective:6.0f} {their_loss:7d} {res.stats['iterations']:6d} {res.stats['rounds']:6d} "
                   f"{res.stats['peak_memory'] / 2**20:8.2f} {grown:7.1f}", flush=True)
