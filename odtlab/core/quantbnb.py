@@ -84,6 +84,7 @@ import numpy as np
 
 from odtlab.core._jit import njit
 from odtlab.core import events as ev
+from odtlab.core.cart import copy_flat
 
 # lower-bound choices (§3.2)
 LB_W0, LB_W1, LB_W2 = 0, 1, 2
@@ -712,12 +713,12 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
         while k < ne and spt[k] < r:
             k += 1
         code[i] = (k << CODE_P) | (vy[i] if cls else 0)
-    _totals(m, vy, vY, cls, code, gbase, glen, 1, E[1][0], E[1][1])
+    _totals(m, vy, vY, cls, code, gbase, glen, np.int64(1), E[1][0], E[1][1])
     passes = 0
     for f in range(p):
         if not (F1[f] or F2[f]):
             continue
-        _stump_pass(V, cls, f, E[0], 1, E[1], E[2])
+        _stump_pass(V, cls, f, E[0], np.int64(1), E[1], E[2])
         passes += 1
         for j in range(npts):
             e = evi[j]
@@ -728,12 +729,13 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
                 if F2[f]:
                     JB[f, j] = bestR[e]
                     CB[f, j] = cutR[e]
-    if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
-        JA[:, 0] = T[9][x]
-        JB[:, 0] = T[12][x]
-    if sb:  # cB = L1(I_[b,u], f), cLb = L1(I_[0,b], f)
-        JB[:, npts - 1] = T[10][x]
-        JA[:, npts - 1] = T[11][x]
+    for f in range(p):  # element by element: an array assignment compiles a shape-error formatter
+        if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
+            JA[f, 0] = T[9][x, f]
+            JB[f, 0] = T[12][x, f]
+        if sb:  # cB = L1(I_[b,u], f), cLb = L1(I_[0,b], f)
+            JB[f, npts - 1] = T[10][x, f]
+            JA[f, npts - 1] = T[11][x, f]
     return passes
 
 
@@ -1036,12 +1038,12 @@ def _copy_head(src, i, dst, j):
 @njit
 def _copy_row2(src, i, dst, j):
     _copy_head(src, i, dst, j)
-    dst[7][j, :] = src[7][i, :]
-    dst[8][j, :] = src[8][i, :]
-    dst[9][j, :] = src[9][i, :]
-    dst[10][j, :] = src[10][i, :]
-    dst[11][j, :] = src[11][i, :]
-    dst[12][j, :] = src[12][i, :]
+    copy_flat(dst[7][j], src[7][i])
+    copy_flat(dst[8][j], src[8][i])
+    copy_flat(dst[9][j], src[9][i])
+    copy_flat(dst[10][j], src[10][i])
+    copy_flat(dst[11][j], src[11][i])
+    copy_flat(dst[12][j], src[12][i])
 
 
 @njit
@@ -1723,7 +1725,7 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
             continue
         warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
         if warm:
-            trL[j, :] = trL[j - 1, :]
+            copy_flat(trL[j], trL[j - 1])
         lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
         lbL[j] = max(lb, lbL[j])
         ubL[j] = ub
@@ -1762,7 +1764,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
             continue
         warm = j <= npts - 3 and ubR[j + 1] < np.inf
         if warm:
-            trR[j, :] = trR[j + 1, :]
+            copy_flat(trR[j], trR[j + 1])
         lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], warm)
         lbR[j] = max(lb, lbR[j])
         ubR[j] = ub
