@@ -84,6 +84,7 @@ import numpy as np
 
 from odtlab.core._jit import njit
 from odtlab.core import events as ev
+from odtlab.core.cart import copy_flat
 
 # lower-bound choices (§3.2)
 LB_W0, LB_W1, LB_W2 = 0, 1, 2
@@ -712,12 +713,12 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
         while k < ne and spt[k] < r:
             k += 1
         code[i] = (k << CODE_P) | (vy[i] if cls else 0)
-    _totals(m, vy, vY, cls, code, gbase, glen, 1, E[1][0], E[1][1])
+    _totals(m, vy, vY, cls, code, gbase, glen, np.int64(1), E[1][0], E[1][1])
     passes = 0
     for f in range(p):
         if not (F1[f] or F2[f]):
             continue
-        _stump_pass(V, cls, f, E[0], 1, E[1], E[2])
+        _stump_pass(V, cls, f, E[0], np.int64(1), E[1], E[2])
         passes += 1
         for j in range(npts):
             e = evi[j]
@@ -728,12 +729,13 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
                 if F2[f]:
                     JB[f, j] = bestR[e]
                     CB[f, j] = cutR[e]
-    if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
-        JA[:, 0] = T[9][x]
-        JB[:, 0] = T[12][x]
-    if sb:  # cB = L1(I_[b,u], f), cLb = L1(I_[0,b], f)
-        JB[:, npts - 1] = T[10][x]
-        JA[:, npts - 1] = T[11][x]
+    for f in range(p):  # element by element: an array assignment compiles a shape-error formatter
+        if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
+            JA[f, 0] = T[9][x, f]
+            JB[f, 0] = T[12][x, f]
+        if sb:  # cB = L1(I_[b,u], f), cLb = L1(I_[0,b], f)
+            JB[f, npts - 1] = T[10][x, f]
+            JA[f, npts - 1] = T[11][x, f]
     return passes
 
 
@@ -1036,12 +1038,12 @@ def _copy_head(src, i, dst, j):
 @njit
 def _copy_row2(src, i, dst, j):
     _copy_head(src, i, dst, j)
-    dst[7][j, :] = src[7][i, :]
-    dst[8][j, :] = src[8][i, :]
-    dst[9][j, :] = src[9][i, :]
-    dst[10][j, :] = src[10][i, :]
-    dst[11][j, :] = src[11][i, :]
-    dst[12][j, :] = src[12][i, :]
+    copy_flat(dst[7][j], src[7][i])
+    copy_flat(dst[8][j], src[8][i])
+    copy_flat(dst[9][j], src[9][i])
+    copy_flat(dst[10][j], src[10][i])
+    copy_flat(dst[11][j], src[11][i])
+    copy_flat(dst[12][j], src[12][i])
 
 
 @njit
@@ -1475,70 +1477,67 @@ def record_refinement2(events, k, it, state, x, P, U, E, cid, kept):
     return k
 
 
-def make_kernel2(level):
-    """The depth-2 Quant-BnB kernel (Algorithm 1) for a record level; one iteration = one tuple."""
+@njit
+def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
+    """Process at most ``max_iterations`` alive tuples; return (n_events, status).
 
-    @njit
-    def quantbnb2_kernel(data, params, state, work, events, max_iterations):
-        """Process at most ``max_iterations`` alive tuples; return (n_events, status).
-
-        ``data`` is the view of all rows (:class:`Data2`), ``work`` the scratch arrays (:class:`Work2`). The
-        state (:class:`State`) is only changed once the buffer and the arrays have room.
-        """
-        V, P, T, ist, fst = data.V, params, state.T, state.counters, state.acc
-        p = V[2].shape[0]
-        s = P.s
-        epi = s * (2 * p + 1) + 8
-        k = done = 0
-        while done < max_iterations:
-            status, head, tail = _blocked(ist, events, k, epi)
-            if status >= 0:
-                return k, status
-            if tail + s > T[0].shape[0] and head > 0:
-                compact2(T, head, tail)
-                head, tail = _shift_queue(ist, head)
-            if tail + s > T[0].shape[0] or ist[I_NINC] >= state.hist.shape[0]:
-                return k, ev.STATUS_GROW
-            U = fst[F_U]
-            if ist[I_STARTED] == 0:
-                ist[I_STARTED] = 1
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=V[6][0], i1=p, i2=s)
-            it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
-            if head == ist[I_ROUND_END]:  # Algorithm 1, line "for k = 0, 1, ...": a new sweep of AL^(k)
-                lb, trip = _round_start2(T, head, tail, U)
-                r = _new_round(state, head, tail, U, lb, trip)
-                if level >= ev.LEVEL_SUMMARY:
-                    k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
-                                             node=-1)
-            ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, U, work.E)
-            ist[I_PASSES] += ps
-            if v < U - P.tol:
-                row = update_upper_bound2(V, state, T[0][head], jb, f1, f2, v, work.E)
-                if level >= ev.LEVEL_SUMMARY:
-                    k = emit_upper_bound(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
-                                         root_feature=T[0][head], U=v, root_rank=state.hist[row, 1], history_row=row,
-                                         old_U=U, upper=v, lower=fst[F_LB])
-                U = v
-                improved = True
-            else:
-                improved = False
-            if ex:
-                ist[I_EXHAUSTIVE] += 1
-                if level >= ev.LEVEL_FULL:
-                    k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
-                                        root_feature=T[0][head], best=v, improved=1 if improved else 0,
-                                        a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
-            else:
-                kept = refine2(state, head, s, work.E, work.cid)
-                if level >= ev.LEVEL_FULL:
-                    k = record_refinement2(events, k, it, state, head, P, U, work.E, work.cid, np.int64(kept))
-            done += 1
-            if _next_tuple(ist, head):
-                return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
-        return k, ev.STATUS_BUDGET
-
-    return quantbnb2_kernel
+    ``data`` is the view of all rows (:class:`Data2`), ``work`` the scratch arrays (:class:`Work2`). The
+    state (:class:`State`) is only changed once the buffer and the arrays have room. Events are recorded at
+    ``level`` (``ev.LEVEL_*``), read at run time: one compilation serves the three levels
+    (:class:`odtlab.core._jit.LevelKernel`).
+    """
+    V, P, T, ist, fst = data.V, params, state.T, state.counters, state.acc
+    p = V[2].shape[0]
+    s = P.s
+    epi = s * (2 * p + 1) + 8
+    k = done = 0
+    while done < max_iterations:
+        status, head, tail = _blocked(ist, events, k, epi)
+        if status >= 0:
+            return k, status
+        if tail + s > T[0].shape[0] and head > 0:
+            compact2(T, head, tail)
+            head, tail = _shift_queue(ist, head)
+        if tail + s > T[0].shape[0] or ist[I_NINC] >= state.hist.shape[0]:
+            return k, ev.STATUS_GROW
+        U = fst[F_U]
+        if ist[I_STARTED] == 0:
+            ist[I_STARTED] = 1
+            if level >= ev.LEVEL_SUMMARY:
+                k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=V[6][0], i1=p, i2=s)
+        it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
+        if head == ist[I_ROUND_END]:  # Algorithm 1, line "for k = 0, 1, ...": a new sweep of AL^(k)
+            lb, trip = _round_start2(T, head, tail, U)
+            r = _new_round(state, head, tail, U, lb, trip)
+            if level >= ev.LEVEL_SUMMARY:
+                k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
+                                         node=-1)
+        ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, U, work.E)
+        ist[I_PASSES] += ps
+        if v < U - P.tol:
+            row = update_upper_bound2(V, state, T[0][head], jb, f1, f2, v, work.E)
+            if level >= ev.LEVEL_SUMMARY:
+                k = emit_upper_bound(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                     root_feature=T[0][head], U=v, root_rank=state.hist[row, 1], history_row=row,
+                                     old_U=U, upper=v, lower=fst[F_LB])
+            U = v
+            improved = True
+        else:
+            improved = False
+        if ex:
+            ist[I_EXHAUSTIVE] += 1
+            if level >= ev.LEVEL_FULL:
+                k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                    root_feature=T[0][head], best=v, improved=1 if improved else 0,
+                                    a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
+        else:
+            kept = refine2(state, head, s, work.E, work.cid)
+            if level >= ev.LEVEL_FULL:
+                k = record_refinement2(events, k, it, state, head, P, U, work.E, work.cid, np.int64(kept))
+        done += 1
+        if _next_tuple(ist, head):
+            return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
+    return k, ev.STATUS_BUDGET
 
 
 @njit
@@ -1726,7 +1725,7 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
             continue
         warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
         if warm:
-            trL[j, :] = trL[j - 1, :]
+            copy_flat(trL[j], trL[j - 1])
         lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
         lbL[j] = max(lb, lbL[j])
         ubL[j] = ub
@@ -1765,7 +1764,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
             continue
         warm = j <= npts - 3 and ubR[j + 1] < np.inf
         if warm:
-            trR[j, :] = trR[j + 1, :]
+            copy_flat(trR[j], trR[j + 1])
         lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], warm)
         lbR[j] = max(lb, lbR[j])
         ubR[j] = ub
@@ -1880,95 +1879,91 @@ def record_slices3(events, k, it, D, P, state, x, U, work, kept):
     return k
 
 
-def make_kernel3(level):
-    """The depth-3 Quant-BnB kernel (Appendix C) for a record level; one iteration = one root tuple."""
+@njit
+def quantbnb3_kernel(data, params, state, work, events, max_iterations, level):
+    """Process at most ``max_iterations`` root tuples (f0, [a, b]) and about ``P.work_per_call`` work units
+    (the inner solve that reaches them ends the call, which may leave a root tuple between two inner solves
+    for the next call: ``I_PHASE``); return (n_events, status).
 
-    @njit
-    def quantbnb3_kernel(data, params, state, work, events, max_iterations):
-        """Process at most ``max_iterations`` root tuples (f0, [a, b]) and about ``P.work_per_call`` work units
-        (the inner solve that reaches them ends the call, which may leave a root tuple between two inner solves
-        for the next call: ``I_PHASE``); return (n_events, status).
-
-        The first iteration solves the depth-2 problem on all rows (``all_rows3``), so every root tuple starts
-        with both end points settled. ``data`` is :class:`Data3`, ``work`` :class:`Work3`.
-        """
-        D, P, T, ist, fst = data, params, state.T, state.counters, state.acc
-        p = D.rank.shape[0]
-        s = P.s
-        epi = 4 * s + 12
-        k = done = spent = 0
-        while done < max_iterations and spent < P.work_per_call:
-            status, head, tail = _blocked(ist, events, k, epi)
-            if status >= 0:
-                return k, status
-            need = p if ist[I_STARTED] == 0 else s
-            if tail + need > T[0].shape[0] and head > 0:
-                compact3(T, head, tail)
-                head, tail = _shift_queue(ist, head)
-            if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > state.hist.shape[0]:
-                return k, ev.STATUS_GROW
-            U = fst[F_U]
-            it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
-            if ist[I_STARTED] == 0:
-                ist[I_STARTED] = 1
+    The first iteration solves the depth-2 problem on all rows (``all_rows3``), so every root tuple starts
+    with both end points settled. ``data`` is :class:`Data3`, ``work`` :class:`Work3`. Events are recorded at
+    ``level``, read at run time (:class:`odtlab.core._jit.LevelKernel`).
+    """
+    D, P, T, ist, fst = data, params, state.T, state.counters, state.acc
+    p = D.rank.shape[0]
+    s = P.s
+    epi = 4 * s + 12
+    k = done = spent = 0
+    while done < max_iterations and spent < P.work_per_call:
+        status, head, tail = _blocked(ist, events, k, epi)
+        if status >= 0:
+            return k, status
+        need = p if ist[I_STARTED] == 0 else s
+        if tail + need > T[0].shape[0] and head > 0:
+            compact3(T, head, tail)
+            head, tail = _shift_queue(ist, head)
+        if tail + need > T[0].shape[0] or ist[I_NINC] + s + 2 > state.hist.shape[0]:
+            return k, ev.STATUS_GROW
+        U = fst[F_U]
+        it = ist[I_STEPS] + 1  # this step's number: the k-th step's events carry k
+        if ist[I_STARTED] == 0:
+            ist[I_STARTED] = 1
+            if level >= ev.LEVEL_SUMMARY:
+                k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=D.rank.shape[1], i1=p,
+                                           i2=s)
+            lb, ub, st, mm, row = all_rows3(D, P, state, work, U)
+            spent += _solve_work(D, ist[I_PASSES], mm)  # the first solve made every scan so far
+            if level >= ev.LEVEL_FULL:
+                k = emit_subtree_solved(events, k, it, tuple_id=-1, root_feature=-1, cutoff=U, ub=ub, lb=lb,
+                                        side=2, t=0, inner_steps=st, rows=mm)
+            if row >= 0 and level >= ev.LEVEL_SUMMARY:
+                k = emit_upper_bound(events, k, it, tuple_id=-1, parent_id=-1, root_feature=-1, U=ub,
+                                     root_rank=0, history_row=row, old_U=U, upper=ub)
+            done += 1
+            if ist[I_TAIL] == 0:
+                return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, np.int64(0)), ev.STATUS_DONE
+            continue
+        ex, npts = _points(T[1][head], T[2][head], s, work.sides.pts)
+        if ist[I_PHASE] == PHASE_NEW:
+            if head == ist[I_ROUND_END]:
+                lb, trip = _round_start3(T, head, tail, U)
+                r = _new_round(state, head, tail, U, lb, trip)
                 if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_search_started(events, k, 0, lower=0.0, upper=U, node=-1, i0=D.rank.shape[1], i1=p,
-                                               i2=s)
-                lb, ub, st, mm, row = all_rows3(D, P, state, work, U)
-                spent += _solve_work(D, ist[I_PASSES], mm)  # the first solve made every scan so far
-                if level >= ev.LEVEL_FULL:
-                    k = emit_subtree_solved(events, k, it, tuple_id=-1, root_feature=-1, cutoff=U, ub=ub, lb=lb,
-                                            side=2, t=0, inner_steps=st, rows=mm)
-                if row >= 0 and level >= ev.LEVEL_SUMMARY:
-                    k = emit_upper_bound(events, k, it, tuple_id=-1, parent_id=-1, root_feature=-1, U=ub,
-                                         root_rank=0, history_row=row, old_U=U, upper=ub)
-                done += 1
-                if ist[I_TAIL] == 0:
-                    return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, np.int64(0)), ev.STATUS_DONE
-                continue
-            ex, npts = _points(T[1][head], T[2][head], s, work.sides.pts)
-            if ist[I_PHASE] == PHASE_NEW:
-                if head == ist[I_ROUND_END]:
-                    lb, trip = _round_start3(T, head, tail, U)
-                    r = _new_round(state, head, tail, U, lb, trip)
-                    if level >= ev.LEVEL_SUMMARY:
-                        k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
-                                                 node=-1)
-                ist[I_PHASE] = PHASE_LEFT
-                ist[I_POINT] = 1
-            if ist[I_PHASE] == PHASE_LEFT:
-                j, w = left_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
-                spent += w
-                ist[I_POINT] = j
-                if j < npts - 1:  # the work budget is spent: the next call goes on at point j
-                    continue
-                if level >= ev.LEVEL_FULL:
-                    k = record_sides3(events, k, it, state, head, np.int64(0), npts, np.bool_(True), work)
-                ist[I_PHASE] = PHASE_RIGHT
-                ist[I_POINT] = npts - 2
-            j, w = right_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+                    k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
+                                             node=-1)
+            ist[I_PHASE] = PHASE_LEFT
+            ist[I_POINT] = 1
+        if ist[I_PHASE] == PHASE_LEFT:
+            j, w = left_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
             spent += w
             ist[I_POINT] = j
-            if j > 0:
+            if j < npts - 1:  # the work budget is spent: the next call goes on at point j
                 continue
-            ist[I_PHASE] = PHASE_NEW
-            if level >= ev.LEVEL_SUMMARY:
-                k = record_sides3(events, k, it, state, head, np.int64(1), npts, level >= ev.LEVEL_FULL, work)
-            best, improved = best_of_sides3(npts, work.sides)
-            U = fst[F_U]
-            if ex:
-                ist[I_EXHAUSTIVE] += 1
-                if level >= ev.LEVEL_FULL:
-                    k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
-                                        root_feature=T[0][head], best=best, improved=1 if improved else 0,
-                                        a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
-            else:
-                kept = refine3(D, P, state, head, U, work)
-                if level >= ev.LEVEL_FULL:
-                    k = record_slices3(events, k, it, D, P, state, head, U, work, kept)
-            done += 1
-            if _next_tuple(ist, head):
-                return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
-        return k, ev.STATUS_BUDGET
-
-    return quantbnb3_kernel
+            if level >= ev.LEVEL_FULL:
+                k = record_sides3(events, k, it, state, head, np.int64(0), npts, np.bool_(True), work)
+            ist[I_PHASE] = PHASE_RIGHT
+            ist[I_POINT] = npts - 2
+        j, w = right_sides3(D, P, state, head, U, npts, work, ist[I_POINT], P.work_per_call - spent)
+        spent += w
+        ist[I_POINT] = j
+        if j > 0:
+            continue
+        ist[I_PHASE] = PHASE_NEW
+        if level >= ev.LEVEL_SUMMARY:
+            k = record_sides3(events, k, it, state, head, np.int64(1), npts, level >= ev.LEVEL_FULL, work)
+        best, improved = best_of_sides3(npts, work.sides)
+        U = fst[F_U]
+        if ex:
+            ist[I_EXHAUSTIVE] += 1
+            if level >= ev.LEVEL_FULL:
+                k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
+                                    root_feature=T[0][head], best=best, improved=1 if improved else 0,
+                                    a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
+        else:
+            kept = refine3(D, P, state, head, U, work)
+            if level >= ev.LEVEL_FULL:
+                k = record_slices3(events, k, it, D, P, state, head, U, work, kept)
+        done += 1
+        if _next_tuple(ist, head):
+            return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
+    return k, ev.STATUS_BUDGET

@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import certificate, memory
 from odtlab.core import quantbnb as kernels
+from odtlab.core._jit import LevelKernel
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
 from odtlab.search import Search, Solver
@@ -39,16 +40,6 @@ from odtlab.tree import Tree
 ALGORITHM = "quantbnb"
 BOUND_NAMES = {v: k for k, v in kernels.LB_NAMES.items()}
 INITIAL = ("greedy", "cart", "leaf")  # the first incumbent, see QuantBnBSolver
-
-_KERNELS = {}
-
-
-def quantbnb_kernel(depth, level):
-    """The compiled Quant-BnB kernel for a depth (2 or 3) and a record level (cached on disk)."""
-    key = (depth, level)
-    if key not in _KERNELS:
-        _KERNELS[key] = (kernels.make_kernel2 if depth == 2 else kernels.make_kernel3)(level)
-    return _KERNELS[key]
 
 
 def _argsort_rows(XT):
@@ -244,7 +235,7 @@ class QuantBnBSolver(Solver):
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return quantbnb_kernel(self.depth, level)
+        return LevelKernel(kernels.quantbnb2_kernel if self.depth == 2 else kernels.quantbnb3_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
         n, status = kernel(self.data, self.params, self.state, self.work, events, max_iterations)
