@@ -144,7 +144,7 @@ from test_bounds import classes_left
 rng = np.random.default_rng(0)
 X, y = rng.integers(0, 2, size=(40, 4)), rng.integers(0, 5, size=40)
 est = MurTreeClassifier(max_depth=2, lower_bound=classes_left, record="none").fit(X, y)
-kernel = mt.kernel(core.LEVEL_NONE)
+kernel = mt.murtree_kernel
 print(json.dumps([int(sum(kernel.stats.cache_misses.values())), int(sum(kernel.stats.cache_hits.values())),
                   int(est.result_.objective)]))
 """

@@ -49,7 +49,7 @@ EVENT_DTYPE = np.dtype(
 
 # Record levels: a compile-time constant of a kernel made per level (so "none" carries no event code at all), or a
 # run-time argument of a kernel compiled once for the three (``odtlab.core._jit.LevelKernel``: CART, DPDT,
-# Quant-BnB).
+# MurTree, Quant-BnB).
 LEVEL_NONE = 0
 LEVEL_SUMMARY = 1
 LEVEL_FULL = 2

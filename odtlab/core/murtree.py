@@ -25,7 +25,7 @@ misclassifications + alpha * nodes is Algorithm 6 (a sequence of root queries wi
 smallest optimal tree is Algorithm 7 (descending budgets under the optimal cost); both run as successive
 root queries sharing the cache.
 
-Two tasks share the kernel (``make_kernel(level, regression)``), told apart by the dtype of the statistics:
+Two tasks share the kernel (:func:`murtree_kernel`), told apart by the dtype of the statistics:
 
 * **classification**: a row's statistics are its class (``label``) and integer weight; a data set's statistics
   are its weighted class counts (int64) and a leaf costs |D| - max_k |D_k| (integer misclassifications);
@@ -44,7 +44,7 @@ certifies T >= UB) and TIE = a tolerance set by the solver: SSEs closer than TIE
 Anytime (§4.9.5): after every iteration the frames on the stack are combined into the best complete tree
 they contain (each frame's incumbent, its leaf, or its current split with the solved sibling, or a leaf in
 place of the unsolved one), and the global incumbent is replaced when that tree is better. The certified
-lower bound is described in :func:`make_kernel`.
+lower bound is described in :func:`murtree_kernel`.
 
 Classification costs are integer weighted misclassifications (rows with equal features and label are merged
 into weights by the solver). The cache datasets are sorted arrays of row ids hashed by a Zobrist sum
@@ -59,6 +59,7 @@ import numpy as np
 
 from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
+from odtlab.core.cart import copy_flat
 
 INF = 1 << 60  # "no tree" (the paper's infeasible tree of cost +infinity)
 
@@ -191,6 +192,17 @@ def _by_dtype(arr, float_impl, int_impl):
 
 def _is_float(arr):
     return arr.dtype.kind == "f"
+
+
+def is_regression(ccost):
+    """True for the regression task: its costs (``state.ccost``) are float64 sums of squared errors."""
+    return _is_float(ccost)
+
+
+@overload(is_regression)
+def _is_regression(ccost):
+    flag = isinstance(ccost.dtype, types.Float)
+    return lambda ccost: flag
 
 
 @njit(inline="always")
@@ -583,9 +595,9 @@ def tpool_put(tpool, counters, src, soff, adepth):
 @njit
 def tree_from_code(tpool, code, dst, depth):
     """Write the stored tree ``code`` into ``dst`` laid out with ``depth`` levels."""
-    heap_clear(dst, 0, 0, depth)
+    heap_clear(dst, np.int64(0), np.int64(0), depth)
     if code >= 0:
-        heap_embed(tpool, code // 32, min(code % 32, depth), dst, 0, 0)
+        heap_embed(tpool, code // 32, min(code % 32, depth), dst, np.int64(0), np.int64(0))
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -648,7 +660,8 @@ def sorted_diff(old, olen, pool, start, length, din, dout, limit, weight):
         if nin + nout >= limit:
             return -1, -1, wout
     if record:
-        din[nin:nin + length - j] = pool[start + j:start + length]
+        for t in range(length - j):
+            din[nin + t] = pool[start + j + t]
     nin += length - j
     if nin + nout >= limit:
         return -1, -1, wout
@@ -788,7 +801,7 @@ def budget_trees(act, nact, leaf, d2, d2f, out, outc, tie):
             set_tree(out, outc, 0, v, 1, i, -1, -1)
     # 2 nodes: a root with one feature child
     outc[1] = outc[0]
-    out[1, :] = out[0, :]
+    copy_flat(out[1], out[0])
     for a in range(nact):
         i = act[a]
         if blf[i] >= 0 and bl[i] + leafr[i] <= outc[1] - tie:
@@ -797,7 +810,7 @@ def budget_trees(act, nact, leaf, d2, d2f, out, outc, tie):
             set_tree(out, outc, 1, leafl[i] + br[i], 2, i, -1, brf[i])
     # 3 nodes: min_i BestLeft[i] + BestRight[i]
     outc[2] = outc[1]
-    out[2, :] = out[1, :]
+    copy_flat(out[2], out[1])
     for a in range(nact):
         i = act[a]
         if blf[i] >= 0 and brf[i] >= 0 and bl[i] + br[i] <= outc[2] - tie:
@@ -1009,12 +1022,12 @@ def depth_two(data, state, start, length, cls, W, K, F, incremental, tie):
     base = slot * K * FF
     if mode == COUNT_SCRATCH:
         fq[base:base + K * FF] = 0
-        count_rows(fq, base, pool, start, length, 1, rowptr, rowfeat, label, weight, rstat, F, FF)
+        count_rows(fq, base, pool, start, length, np.int64(1), rowptr, rowfeat, label, weight, rstat, F, FF)
         counters[C_D2_SCRATCH] += 1
         counters[C_D2_UPDATES] += length
     else:
-        count_rows(fq, base, dout[slot], 0, nout, -1, rowptr, rowfeat, label, weight, rstat, F, FF)
-        count_rows(fq, base, din[slot], 0, nin, 1, rowptr, rowfeat, label, weight, rstat, F, FF)
+        count_rows(fq, base, dout[slot], np.int64(0), nout, np.int64(-1), rowptr, rowfeat, label, weight, rstat, F, FF)
+        count_rows(fq, base, din[slot], np.int64(0), nin, np.int64(1), rowptr, rowfeat, label, weight, rstat, F, FF)
         counters[C_D2_INCREMENTAL] += 1
         counters[C_D2_UPDATES] += nin + nout
     ids = cnt_ids[slot]
@@ -1074,7 +1087,7 @@ def archive_update(data, state, d, start, length, W, sim0, sim1):
         ids[t] = pool[start + t]
     arch_meta[d, s, 0] = length
     arch_meta[d, s, 1] = W
-    state.arch_lb[d, s, :] = state.lbrow
+    copy_flat(state.arch_lb[d, s], state.lbrow)
 
 
 @njit(inline="always")
@@ -1123,7 +1136,7 @@ def greedy_tree(data, params, state, vec):
     """
     pool, sing, out = state.pool, state.sing, state.rtree
     n_rows, depth, nodes, K, F = params.n_rows, params.max_depth, params.max_nodes, params.n_classes, params.n_features
-    heap_clear(out, 0, 0, depth)
+    heap_clear(out, np.int64(0), np.int64(0), depth)
     size = (1 << (depth + 1)) - 1
     gstart = np.zeros(size, dtype=np.int64)
     glen = np.zeros(size, dtype=np.int64)
@@ -1156,7 +1169,7 @@ def greedy_tree(data, params, state, vec):
         used += 1
         out[h] = best_f
         cbase = (level + 1) * n_rows + (start - level * n_rows)
-        nl, _ = partition(pool, start, length, cbase, data.Xc, best_f, data.zob, False, state.scratch)
+        nl, _ = partition(pool, start, length, cbase, data.Xc, best_f, data.zob, np.bool_(False), state.scratch)
         gstart[2 * h + 1] = cbase
         glen[2 * h + 1] = nl
         gstart[2 * h + 2] = cbase + nl
@@ -1278,8 +1291,8 @@ def store_depth_two(data, state, out, outc, nb, use_cache, cidx):
             scratch[0] = out[b, O_ROOT]
             scratch[1] = out[b, O_LEFT]
             scratch[2] = out[b, O_RIGHT]
-            adepth = heap_depth(scratch, 0, 2)
-            code = tpool_put(state.tpool, state.counters, scratch, 0, adepth)
+            adepth = heap_depth(scratch, np.int64(0), np.int64(2))
+            code = tpool_put(state.tpool, state.counters, scratch, np.int64(0), adepth)
             store_optimum(data, state, cidx, bslot, outc[b], out[b, O_NODES], adepth, code)
 
 
@@ -1339,9 +1352,9 @@ def _bound_stop(bound):
 
 
 # ------------------------------------------------------------------------------------------------------
-# the phases of one iteration. Those that write events take the record level, a constant of the kernel, and
-# are inlined into it, so a kernel compiled for level "none" carries no event code. Every function that takes
-# the State group and runs in each iteration is inlined too: a call passes each of its arrays (hundreds of
+# the phases of one iteration. Those that write events take the record level, the kernel's run-time argument,
+# and test it before each event (one compilation serves the three levels). Every function that takes
+# the State group and runs in each iteration is inlined: a call passes each of its arrays (hundreds of
 # words), which made the search measurably slower when these were plain calls (bench_murtree.py --alone).
 # ------------------------------------------------------------------------------------------------------
 @njit(inline="always")
@@ -1360,13 +1373,13 @@ def start_search(data, params, state, events, level):
     ccost[CC_G_MISS] = root_leaf
     counters[C_G_NODES] = 0
     ccost[CC_LOWER] = min(aq * root_leaf, ap) if params.mode == MODE_SPARSE else 0
-    heap_clear(state.gtree, 0, 0, D)
+    heap_clear(state.gtree, np.int64(0), np.int64(0), D)
     if params.greedy == 1:
         gm, gn = greedy_tree(data, params, state, state.reg_cls.copy())
         if better(gm, gn, root_leaf, 0, ap, aq):
             ccost[CC_G_MISS] = gm
             counters[C_G_NODES] = gn
-            heap_embed(state.rtree, 0, D, state.gtree, 0, 0)
+            heap_embed(state.rtree, np.int64(0), D, state.gtree, np.int64(0), np.int64(0))
     counters[C_Q_STAGE] = 0
     if params.mode == MODE_PLAIN:
         q = 1 if params.deepening == 1 else D
@@ -1477,7 +1490,7 @@ def solve_subtree(data, params, state, events, k, it, level, use_sim, bound):
                                        lb=float(lb), n_rows=reg[RG_LEN], nodes=nn, weight=reg[RG_W])
         return k, True
     if leaf - lb < state.ccost[CC_TIE]:  # the leaf meets the lower bound (line 7; within TIE for squared errors)
-        heap_clear(state.rtree, 0, 0, d)
+        heap_clear(state.rtree, np.int64(0), np.int64(0), d)
         regc[RC_COST] = leaf
         regc[RC_LB] = leaf
         if level >= ev.LEVEL_FULL:
@@ -1498,7 +1511,7 @@ def leaf_budget(state, events, k, it, level):
     d = reg[RG_D]
     ub = regc[RC_UB]
     leaf = regc[RC_LEAF]
-    heap_clear(state.rtree, 0, 0, d)
+    heap_clear(state.rtree, np.int64(0), np.int64(0), d)
     regc[RC_LB] = leaf
     if leaf <= ub:
         regc[RC_COST] = leaf
@@ -1613,11 +1626,11 @@ def solve_depth_two(data, params, state, events, k, it, level, lb, sim0, sim1, u
     store_depth_two(data, state, out, outc, nb, use_cache, cidx)
     if use_sim:
         if params.cache == CACHE_DATASET:
-            state.lbrow[:] = state.ent_lb[cidx]
+            copy_flat(state.lbrow, state.ent_lb[cidx])
         archive_update(data, state, d, start, length, W, sim0, sim1)
     if cost <= ub:
         rtree = state.rtree
-        heap_clear(rtree, 0, 0, d)
+        heap_clear(rtree, np.int64(0), np.int64(0), d)
         rtree[0] = out[b, O_ROOT]
         if d == 2:
             rtree[1] = out[b, O_LEFT]
@@ -1682,7 +1695,7 @@ def open_frame(data, params, state, lb, sim0, sim1):
     fr[FR_SIM1] = sim1
     for c in range(K):
         state.fcls[top, c] = state.reg_cls[c]
-    heap_clear(state.ftree[top], 0, 0, d)
+    heap_clear(state.ftree[top], np.int64(0), np.int64(0), d)
     single_counts(state.pool, start, length, data.rowptr, data.rowfeat, data.label, data.weight, data.rstat,
                   state.fcounts[top])
     if params.feature_order == FEATURES_GINI:
@@ -1726,8 +1739,8 @@ def deliver_result(data, state, events, k, it, level, top):
             d_s = min(d - 1, nl if side == 0 else nr)
             fc[FC_FIRST_COST] = regc[RC_COST]
             fr[FR_FIRST_NODES] = reg[RT_NODES]
-            heap_clear(state.ctree[top], 0, 0, d_s)
-            heap_embed(state.rtree, 0, d_s, state.ctree[top], 0, 0)
+            heap_clear(state.ctree[top], np.int64(0), np.int64(0), d_s)
+            heap_embed(state.rtree, np.int64(0), d_s, state.ctree[top], np.int64(0), np.int64(0))
             fr[FR_PHASE] = PH_ISSUE_SECOND
         return k
     if regc[RC_COST] >= INF:
@@ -1738,11 +1751,11 @@ def deliver_result(data, state, events, k, it, level, top):
         fc[FC_BEST] = cost
         fr[FR_BEST_NODES] = 1 + fr[FR_FIRST_NODES] + reg[RT_NODES]
         tr = state.ftree[top]
-        heap_clear(tr, 0, 0, d)
+        heap_clear(tr, np.int64(0), np.int64(0), d)
         tr[0] = fr[FR_F]
         n_first = nl if first == 0 else nr
-        heap_embed(state.ctree[top], 0, min(d - 1, n_first), tr, 0, 1 + first)
-        heap_embed(state.rtree, 0, min(d - 1, fr[FR_N] - 1 - n_first), tr, 0, 2 - first)
+        heap_embed(state.ctree[top], np.int64(0), min(d - 1, n_first), tr, np.int64(0), 1 + first)
+        heap_embed(state.rtree, np.int64(0), min(d - 1, fr[FR_N] - 1 - n_first), tr, np.int64(0), 2 - first)
         if level >= ev.LEVEL_FULL:
             k = emit_subtree_incumbent(events, k, it, d=d, level=top, parent=top - 1, feature=fr[FR_F],
                                        cost=float(cost), ub=float(fc[FC_UB]), lb=float(fc[FC_LB]), n_left=nl,
@@ -1867,15 +1880,15 @@ def finish_frame(data, params, state, events, k, it, level, top, use_sim):
     best = fc[FC_BEST]
     if best < INF:
         tr = state.ftree[top]
-        heap_clear(state.rtree, 0, 0, d)
-        heap_embed(tr, 0, d, state.rtree, 0, 0)
+        heap_clear(state.rtree, np.int64(0), np.int64(0), d)
+        heap_embed(tr, np.int64(0), d, state.rtree, np.int64(0), np.int64(0))
         regc[RC_COST] = best
         regc[RC_LB] = best
         reg[RT_NODES] = fr[FR_BEST_NODES]
         raise_lb(state.lbrow, slot, best, data.dom)
         if use_cache:
-            adepth = heap_depth(tr, 0, d)
-            code = tpool_put(state.tpool, counters, tr, 0, adepth)
+            adepth = heap_depth(tr, np.int64(0), d)
+            code = tpool_put(state.tpool, counters, tr, np.int64(0), adepth)
             store_optimum(data, state, cidx, slot, best, fr[FR_BEST_NODES], adepth, code)
         if level >= ev.LEVEL_FULL:
             k = emit_subtree_solved(events, k, it, d=d, how=SOLVED_GENERAL, level=top, parent=top - 1, feature=tr[0],
@@ -1899,7 +1912,7 @@ def finish_frame(data, params, state, events, k, it, level, top, use_sim):
     reg[RT_CIDX] = cidx
     if use_sim:
         if params.cache == CACHE_DATASET:
-            state.lbrow[:] = state.ent_lb[cidx]
+            copy_flat(state.lbrow, state.ent_lb[cidx])
         archive_update(data, state, d, fr[FR_START], fr[FR_LEN], fr[FR_W], fr[FR_SIM0], fr[FR_SIM1])
     reg[RG_D] = d  # the register's call fields describe the popped frame's problem for the root driver
     counters[C_TOP] = top - 1
@@ -2019,8 +2032,8 @@ def root_query_done(params, state, events, k, it, level):
     if cost < INF and better(cost, reg[RT_NODES], ccost[CC_G_MISS], counters[C_G_NODES], ap, aq):
         ccost[CC_G_MISS] = cost
         counters[C_G_NODES] = reg[RT_NODES]
-        heap_clear(state.gtree, 0, 0, params.max_depth)
-        heap_embed(state.rtree, 0, reg[RG_D], state.gtree, 0, 0)
+        heap_clear(state.gtree, np.int64(0), np.int64(0), params.max_depth)
+        heap_embed(state.rtree, np.int64(0), reg[RG_D], state.gtree, np.int64(0), np.int64(0))
     if params.mode == MODE_PLAIN:
         finished, qd, qn = plain_query_done(params, state, cost, qn)
     elif params.mode == MODE_SPARSE:
@@ -2104,13 +2117,13 @@ def anytime_incumbent(params, state):
         ccost[CC_G_MISS] = pm
         counters[C_G_NODES] = pn
         gtree = state.gtree
-        heap_clear(gtree, 0, 0, params.max_depth)
+        heap_clear(gtree, np.int64(0), np.int64(0), params.max_depth)
         pos = 0
         for kk in range(top + 1):
             fr = frames[kk]
             choice = cand[kk]
             if choice == 0:
-                heap_embed(state.ftree[kk], 0, fr[FR_D], gtree, 0, pos)
+                heap_embed(state.ftree[kk], np.int64(0), fr[FR_D], gtree, np.int64(0), pos)
                 break
             if choice == 1:
                 break
@@ -2121,7 +2134,8 @@ def anytime_incumbent(params, state):
             if ph != PH_FIRST:
                 nl = fr[FR_NL]
                 n_first = nl if first == 0 else fr[FR_N] - 1 - nl
-                heap_embed(state.ctree[kk], 0, min(fr[FR_D] - 1, n_first), gtree, 0, 2 * pos + 1 + first)
+                heap_embed(state.ctree[kk], np.int64(0), min(fr[FR_D] - 1, n_first), gtree, np.int64(0),
+                           2 * pos + 1 + first)
             pos = 2 * pos + 1 + side
 
 
@@ -2150,9 +2164,16 @@ def report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_be
 # ------------------------------------------------------------------------------------------------------
 # the kernel
 # ------------------------------------------------------------------------------------------------------
-def make_kernel(level, regression=False):
-    """The MurTree kernel specialised for a record level (``ev.LEVEL_*``) and a task (the cost arrays are
-    float64 for regression, int64 for classification).
+@njit
+def murtree_kernel(data, params, state, events, max_iterations, bound, level):
+    """Advance MurTree by at most ``max_iterations`` subtree calls, recording events at ``level`` (``ev.LEVEL_*``);
+    return (n_events, status). ``bound``: a :data:`UserBound` (a researcher's lower bound,
+    :func:`user_lower_bound`) or None. The task is the dtype of the cost arrays (float64 for regression, int64
+    for classification: one compilation each); the level is read at run time (one compilation serves the three
+    levels: :class:`odtlab.core._jit.LevelKernel`).
+
+    One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
+    the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events.
 
     Bounds kept in ``ccost`` (objective units times alpha's denominator q): the global incumbent
     (CC_G_MISS cost, counters[C_G_NODES] feature nodes) and CC_LOWER, a certified lower bound. A plain search
@@ -2164,64 +2185,43 @@ def make_kernel(level, regression=False):
     the running query (smaller budgets are finished, larger trees pay at least alpha per node); Algorithm 7's
     bound is the optimum once its first query ends.
     """
-
-    @njit
-    def murtree_kernel(data, params, state, events, max_iterations, bound):
-        """Advance MurTree by at most ``max_iterations`` subtree calls; return (n_events, status). ``bound``: a
-        :data:`UserBound` (a researcher's lower bound, :func:`user_lower_bound`) or None.
-
-        One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
-        the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events."""
-        counters, ccost = state.counters, state.ccost
-        use_sim = params.similarity == 1 and not regression  # Eq. 9 needs a bounded loss per row
-        k = 0
+    counters, ccost = state.counters, state.ccost
+    use_sim = params.similarity == 1 and not is_regression(ccost)  # Eq. 9 needs a bounded loss per row
+    k = 0
+    if counters[C_DONE] == 1:
+        return k, ev.STATUS_DONE
+    if counters[C_STARTED] == 0:
+        k = start_search(data, params, state, events, level)
+    done = 0
+    while done < max_iterations:
         if counters[C_DONE] == 1:
-            return k, ev.STATUS_DONE
-        if counters[C_STARTED] == 0:
-            k = start_search(data, params, state, events, level)
-        done = 0
-        while done < max_iterations:
-            if counters[C_DONE] == 1:
-                break
-            if level > ev.LEVEL_NONE and k + params.events_per_iteration > events.shape[0]:
-                return k, ev.STATUS_BUFFER
-            if params.cache != CACHE_NONE:
-                grow = room_to_grow(params, state)
-                if grow:
-                    counters[C_GROW] = grow
-                    return k, ev.STATUS_GROW
-            done += 1
-            counters[C_ITER] += 1
-            it = counters[C_ITER]
-            g_miss = ccost[CC_G_MISS]
-            g_nodes = counters[C_G_NODES]
-            lower_before = ccost[CC_LOWER]
-            k, resolved = solve_subtree(data, params, state, events, k, it, level, use_sim, bound)
-            k = return_up(data, params, state, events, k, it, level, use_sim, resolved)
-            anytime_incumbent(params, state)
-            k = report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_before)
-            if counters[C_DONE] == 1:
-                if level >= ev.LEVEL_SUMMARY:
-                    k = ev.emit_terminated(events, k, it, optimal=1, lower=ccost[CC_LOWER] / params.alpha_q,
-                                           upper=ccost[CC_G_MISS] + params.alpha_p * counters[C_G_NODES]
-                                           / params.alpha_q,
-                                           i0=counters[C_CALLS], i1=counters[C_D2], i2=counters[C_NDS])
-                return k, ev.STATUS_DONE
-            if bound_stop(bound):  # the solver checks the bound's value before the search goes on
-                break
+            break
+        if level > ev.LEVEL_NONE and k + params.events_per_iteration > events.shape[0]:
+            return k, ev.STATUS_BUFFER
+        if params.cache != CACHE_NONE:
+            grow = room_to_grow(params, state)
+            if grow:
+                counters[C_GROW] = grow
+                return k, ev.STATUS_GROW
+        done += 1
+        counters[C_ITER] += 1
+        it = counters[C_ITER]
+        g_miss = ccost[CC_G_MISS]
+        g_nodes = counters[C_G_NODES]
+        lower_before = ccost[CC_LOWER]
+        k, resolved = solve_subtree(data, params, state, events, k, it, level, use_sim, bound)
+        k = return_up(data, params, state, events, k, it, level, use_sim, resolved)
+        anytime_incumbent(params, state)
+        k = report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_before)
         if counters[C_DONE] == 1:
+            if level >= ev.LEVEL_SUMMARY:
+                k = ev.emit_terminated(events, k, it, optimal=1, lower=ccost[CC_LOWER] / params.alpha_q,
+                                       upper=ccost[CC_G_MISS] + params.alpha_p * counters[C_G_NODES]
+                                       / params.alpha_q,
+                                       i0=counters[C_CALLS], i1=counters[C_D2], i2=counters[C_NDS])
             return k, ev.STATUS_DONE
-        return k, ev.STATUS_BUDGET
-
-    return murtree_kernel
-
-
-KERNELS = {}
-
-
-def kernel(level, regression=False):
-    """The compiled kernel for a record level and a task, created on first use."""
-    key = (level, bool(regression))
-    if key not in KERNELS:
-        KERNELS[key] = make_kernel(level, bool(regression))
-    return KERNELS[key]
+        if bound_stop(bound):  # the solver checks the bound's value before the search goes on
+            break
+    if counters[C_DONE] == 1:
+        return k, ev.STATUS_DONE
+    return k, ev.STATUS_BUDGET

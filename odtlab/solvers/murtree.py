@@ -45,7 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import bounds, certificate, memory
 from odtlab.core import murtree as mt
-from odtlab.core._jit import as_ratio
+from odtlab.core._jit import LevelKernel, as_ratio
 from odtlab.encoders import check_binary
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
@@ -418,7 +418,7 @@ class MurTreeSolver(Solver):
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return mt.kernel(level, self.regression)
+        return LevelKernel(mt.murtree_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
         if self.user_bound is None:
