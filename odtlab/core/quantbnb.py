@@ -1445,6 +1445,16 @@ def refine2(state, x, s, E, cid):
 
 
 @njit
+def record_exhaustive(events, k, it, state, x, best, improved, points, U):
+    """The ExhaustiveSearch event of tuple ``x``, searched over all its ``points`` root thresholds (record level
+    full; depths 2 and 3)."""
+    T = state.T
+    return emit_exhaustive(events, k, it, tuple_id=T[5][x], parent_id=T[6][x], root_feature=T[0][x], best=best,
+                           improved=1 if improved else 0, a=T[1][x], b=T[2][x], points=points, upper=U,
+                           lower=state.acc[F_LB])
+
+
+@njit
 def record_refinement2(events, k, it, state, x, P, U, E, cid, kept):
     """The events of a refined depth-2 tuple: IntervalRefined, then per slice its LowerBoundSlice and the
     FeatureEliminated of each child feature it drops (record level full)."""
@@ -1527,9 +1537,7 @@ def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
         if ex:
             ist[I_EXHAUSTIVE] += 1
             if level >= ev.LEVEL_FULL:
-                k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
-                                    root_feature=T[0][head], best=v, improved=1 if improved else 0,
-                                    a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
+                k = record_exhaustive(events, k, it, state, head, v, improved, npts, U)
         else:
             kept = refine2(state, head, s, work.E, work.cid)
             if level >= ev.LEVEL_FULL:
@@ -1956,9 +1964,7 @@ def quantbnb3_kernel(data, params, state, work, events, max_iterations, level):
         if ex:
             ist[I_EXHAUSTIVE] += 1
             if level >= ev.LEVEL_FULL:
-                k = emit_exhaustive(events, k, it, tuple_id=T[5][head], parent_id=T[6][head],
-                                    root_feature=T[0][head], best=best, improved=1 if improved else 0,
-                                    a=T[1][head], b=T[2][head], points=npts, upper=U, lower=fst[F_LB])
+                k = record_exhaustive(events, k, it, state, head, best, improved, npts, U)
         else:
             kept = refine3(D, P, state, head, U, work)
             if level >= ev.LEVEL_FULL:
