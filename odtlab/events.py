@@ -18,11 +18,6 @@ KINDS = core.KINDS  # code -> EventKind, filled by the kernel modules' declarati
 EventKind = core.EventKind
 
 
-def register_kind(code, name, algorithm, fields=None, caption="", doc=""):
-    """Declare an event kind (see :func:`odtlab.core.events.event_kind`, where kernels declare theirs)."""
-    return core.event_kind(code, name, algorithm, fields, caption, doc)
-
-
 def kind_code(algorithm, name):
     """The code of ``algorithm``'s event kind ``name``."""
     for kind in KINDS.values():

@@ -173,27 +173,3 @@ emit_bounds = event_kind(BOUNDS, "BoundsUpdated", "search", {"lower": "lower", "
 emit_terminated = event_kind(TERMINATED, "Terminated", "search", {"optimal": "flags", "lower": "lower", "upper": "upper"},
                              "Terminated after {iteration} iterations: bounds [{lower:.6g}, {upper:.6g}]",
                              "The search finished; optimal is 1 when the bounds met.").emit
-
-
-@njit(inline="always")
-def emit(events, k, iteration, kind, depth, flags, node, parent, feature, value, upper, lower,
-         i0, i1, i2, f0, f1):
-    """Write one record at position ``k`` and return ``k + 1`` (positional; being replaced by the kinds'
-    own emitters, :func:`event_kind`)."""
-    e = events[k]
-    e["iteration"] = iteration
-    e["kind"] = kind
-    e["depth"] = depth
-    e["flags"] = flags
-    e["node"] = node
-    e["parent"] = parent
-    e["feature"] = feature
-    e["value"] = value
-    e["upper"] = upper
-    e["lower"] = lower
-    e["i0"] = i0
-    e["i1"] = i1
-    e["i2"] = i2
-    e["f0"] = f0
-    e["f1"] = f1
-    return k + 1
