@@ -6,13 +6,12 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
-import types
 import warnings
 
 import numpy as np
 import pytest
 
+from compiling import staged_compile
 from golden import cases
 from odtlab import datasets, memory, solvers
 from odtlab.core import quantbnb as quantbnb_kernels
@@ -320,15 +319,12 @@ def test_a_growth_step_that_would_end_past_the_time_limit_is_not_started():
 def test_a_growth_step_s_compilation_is_not_counted_in_its_estimate(monkeypatch):
     """From a cold cache the first growth compiled a helper (Branches' rehash, 0.6 s): counted in the step's
     duration, it made the search stop 0.2 s before a 0.5 s limit, predicting the next step past it."""
-    from numba.core import event as numba_event
-
     data = datasets.load("branches/car-eval-f")
     search = Search(BranchesSolver(data.X, data.y, lam=0.01, capacity=2), record="none")
     grow = search.solver.grow
 
     def compiling_grow():
-        with numba_event.trigger_event("numba:compile", data={"dispatcher": types.SimpleNamespace(py_func=grow)}):
-            time.sleep(0.5)
+        staged_compile(grow, 0.5)
         return grow()
 
     monkeypatch.setattr(search.solver, "grow", compiling_grow)

@@ -1,13 +1,12 @@
 """The search runtime contract, exercised with the CART kernel (the simplest real kernel), and its iteration
 numbering on every registered algorithm."""
 import inspect
-import time
-import types
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_wine
 
+from compiling import staged_compile
 from odtlab import events as ev
 from odtlab import solvers
 from odtlab.core import events as core
@@ -84,18 +83,13 @@ def test_time_limit_returns_the_incumbent_with_valid_bounds(data):
 def test_compilation_during_the_search_is_outside_its_time_limit(data):
     """Issue 20: from a cold cache a function first called during a search (a growth step's helper) compiled on
     the search's clock. Here the first kernel call stands for one: numba's compile event around 0.3 s."""
-    from numba.core import event as numba_event
-
-    compiled = types.SimpleNamespace(py_func=same_tree)  # what the compile event names: a function not odtlab's
-
     class ColdHelper(CARTSolver):
         calls = 0
 
         def advance(self, kernel, events, max_iterations):
             ColdHelper.calls += 1
             if ColdHelper.calls == 1:
-                with numba_event.trigger_event("numba:compile", data={"dispatcher": compiled}):
-                    time.sleep(0.3)
+                staged_compile(same_tree, 0.3)  # a function not odtlab's
             return super().advance(kernel, events, max_iterations)
 
     X, y = data

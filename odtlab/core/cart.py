@@ -31,6 +31,7 @@ from collections import namedtuple
 import numpy as np
 
 from odtlab.core._jit import njit
+from odtlab.core.arrays import copy_flat
 from odtlab.core import events as ev
 
 GINI, ENTROPY, SQUARED_ERROR = 0, 1, 2
@@ -144,18 +145,6 @@ def add_row(stats, Y, wi, i, criterion, sign):
             stats[m + j] += sign * wi * v * v
     else:
         stats[np.int64(Y[i, 0])] += sign * wi
-
-
-@njit(inline="always")
-def copy_flat(dst, src):
-    """``dst[...] = src`` for two C-contiguous arrays of one size (``dst`` must be: as plain Python, reshaping a
-    non-contiguous array copies it), element by element. numba's array assignment checks the shapes at run time
-    and formats its error with them, which cost the first function that had one about 2 s of compilation
-    (string formatting compiled for the message, measured with numba's compile events); this loop has none."""
-    d = dst.reshape(dst.size)
-    s = src.reshape(src.size)
-    for i in range(d.size):
-        d[i] = s[i]
 
 
 @njit

@@ -82,6 +82,7 @@ import numpy as np
 
 from odtlab.core import cart
 from odtlab.core._jit import njit
+from odtlab.core.arrays import copy_flat
 from odtlab.core import events as ev
 from odtlab.core.events import (LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW,
                                 emit_search_started, emit_terminated)
@@ -908,7 +909,7 @@ def all_cuts(X, Y, w, L, a, b, criterion, n_stats, min_leaf, parent_stats, paren
         if X[rows[n_node - 1], f] <= X[rows[0], f] + gap:
             continue
         left[:] = 0.0
-        cart.copy_flat(right, parent_stats)
+        copy_flat(right, parent_stats)
         wl = 0.0
         for t in range(n_node - 1):
             i = rows[t]
@@ -1039,8 +1040,8 @@ def _merge_backup(WF, WI, w0, wn, MF, MI, nm):
     outF = np.empty((n, 2))
     outI = np.empty((n, 3), dtype=np.int64)
     m = lower_envelope(tmpF, tmpI, n, outF, outI)
-    cart.copy_flat(WF[w0:w0 + m], outF[:m])
-    cart.copy_flat(WI[w0:w0 + m], outI[:m])
+    copy_flat(WF[w0:w0 + m], outF[:m])
+    copy_flat(WI[w0:w0 + m], outI[:m])
     return m
 
 
@@ -1145,7 +1146,7 @@ def state_rows(data, params, state, step):
     elif side == 2 and use_hist:
         HSV[depth] = HSV[params.max_depth + depth - 1]
         if HSV[depth]:
-            cart.copy_flat(HS[depth], state.HP[depth - 1])
+            copy_flat(HS[depth], state.HP[depth - 1])
     elif use_hist:
         HSV[0] = hist_pays(b - a, GBIN.shape[1], HS[0].size)
         if HSV[0]:
@@ -1402,8 +1403,8 @@ def bellman_backup(params, STACK, SI, SF, CI, PI, PF, WI, WF, counters, events, 
     h = counters[C_PIECES]
     w0 = fr[FR_WSTART]
     m = fr[FR_WLEN]
-    cart.copy_flat(PF[h:h + m], WF[w0:w0 + m])
-    cart.copy_flat(PI[h:h + m], WI[w0:w0 + m])
+    copy_flat(PF[h:h + m], WF[w0:w0 + m])
+    copy_flat(PI[h:h + m], WI[w0:w0 + m])
     counters[C_PIECES] = h + m
     SI[s, S_HSTART] = h
     SI[s, S_HLEN] = m

@@ -59,7 +59,7 @@ import numpy as np
 
 from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
-from odtlab.core.cart import copy_flat
+from odtlab.core.arrays import copy_flat
 
 INF = 1 << 60  # "no tree" (the paper's infeasible tree of cost +infinity)
 

@@ -84,7 +84,7 @@ import numpy as np
 
 from odtlab.core._jit import njit
 from odtlab.core import events as ev
-from odtlab.core.cart import copy_flat
+from odtlab.core.arrays import copy_flat
 
 # lower-bound choices (§3.2)
 LB_W0, LB_W1, LB_W2 = 0, 1, 2
