@@ -219,6 +219,7 @@ class TreeEstimator(BaseEstimator):
             y = np.asarray(y, dtype=np.float64)
         X = self._check_kind(X, fitting=True)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        encoders.check_magnitudes(None if classification else y, sample_weight)
         return X, y, sample_weight
 
     # -- fitting -----------------------------------------------------------------------------------

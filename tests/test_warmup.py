@@ -249,3 +249,34 @@ def test_the_kernel_signature_follows_the_state_arrays():
     check()
     solver.n = 2**63
     assert check()[-1] == numba.types.uint64
+
+
+def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal():
+    """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout, about
+    2 s of CPU each: a session of these calls on main left 5 signatures of ``apply`` and 10 of ``node_sums``. Every
+    array now reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's one fit and predict
+    compiles all they need."""
+    from odtlab.core import trees
+
+    warmup.warm(["cart", "cart-regressor"], progress=False)
+    compiled = (list(trees.apply.signatures), list(trees.node_sums.signatures))
+    assert [len(s) for s in compiled] == [1, 1]
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 4))
+    readonly = X.copy()
+    readonly.flags.writeable = False
+    forms = [X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd")), X.astype(np.float32),
+             np.asfortranarray(X.astype(np.float32)), np.rint(X * 3).astype(np.int64), np.hstack([X, X])[:, ::2],
+             readonly]
+    y, target = rng.integers(0, 3, size=40), rng.normal(size=40)
+    weights = np.ones(80)[::2]  # a strided view
+    for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target]),
+                         ("cart-regressor", np.asfortranarray(np.c_[target, -target]))):
+        for data in forms:
+            est = solvers.make_estimator(name, depth=2).fit(data, labels, sample_weight=weights)
+            est.predict(data), est.apply(data), est.decision_path(data), est.score(data, labels)
+            est.feature_importances_, est.to_sklearn(), est.summary(data, labels)
+            if hasattr(est, "predict_proba"):
+                est.predict_proba(data)
+            est.tree_.expected_splits(data)
+    assert (list(trees.apply.signatures), list(trees.node_sums.signatures)) == compiled
