@@ -34,9 +34,10 @@ def kernel_array(values, dtype=np.float64):
     """``values`` as the one array type the traversal kernels (:mod:`odtlab.core.trees`) are compiled for:
     C-ordered, writable, of ``dtype``.
 
-    numba compiles a function once per argument layout and writability, about 2 s of CPU each: a Fortran-ordered
-    array, a pandas frame's read-only values and a strided slice would each compile ``apply`` and ``node_sums``
-    again. The copy made instead costs 1 ms for a Fortran-ordered 10^5 x 10 array and 15 ms for 10^6 x 10."""
+    numba compiles a function once per argument layout and writability, 0.3-0.5 s of CPU each here
+    (``benchmarks/bench_compile.py predict``): a Fortran-ordered array, a pandas frame's read-only values and a
+    strided slice would each compile ``apply`` and ``node_sums`` again. The copy made instead costs 1 ms for a
+    Fortran-ordered 10^5 x 10 array and 15 ms for 10^6 x 10."""
     out = np.ascontiguousarray(values, dtype=dtype)
     return out if out.flags.writeable else out.copy()
 

@@ -252,10 +252,10 @@ def test_the_kernel_signature_follows_the_state_arrays():
 
 
 def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal():
-    """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout, about
-    2 s of CPU each: a session of these calls on main left 5 signatures of ``apply`` and 10 of ``node_sums``. Every
-    array now reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's one fit and predict
-    compiles all they need."""
+    """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout and
+    writability: warmup left 3 signatures of each, and these calls added more (5 and 10 in all). Every array now
+    reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's fit and predict compile all
+    they need."""
     from odtlab.core import trees
 
     warmup.warm(["cart", "cart-regressor"], progress=False)
