@@ -255,12 +255,14 @@ def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal(
     """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout and
     writability: warmup left 3 signatures of each, and these calls added more (5 and 10 in all). Every array now
     reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's fit and predict compile all
-    they need."""
+    they need. A read-only X also compiled CART's kernel again (from an empty cache); the estimators copy it."""
+    from numba.core import event
+
     from odtlab.core import trees
 
     warmup.warm(["cart", "cart-regressor"], progress=False)
-    compiled = (list(trees.apply.signatures), list(trees.node_sums.signatures))
-    assert [len(s) for s in compiled] == [1, 1]
+    signatures = (list(trees.apply.signatures), list(trees.node_sums.signatures))
+    assert [len(s) for s in signatures] == [1, 1]
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 4))
     readonly = X.copy()
@@ -270,13 +272,23 @@ def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal(
              readonly]
     y, target = rng.integers(0, 3, size=40), rng.normal(size=40)
     weights = np.ones(80)[::2]  # a strided view
-    for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target]),
-                         ("cart-regressor", np.asfortranarray(np.c_[target, -target]))):
-        for data in forms:
-            est = solvers.make_estimator(name, depth=2).fit(data, labels, sample_weight=weights)
-            est.predict(data), est.apply(data), est.decision_path(data), est.score(data, labels)
-            est.feature_importances_, est.to_sklearn(), est.summary(data, labels)
-            if hasattr(est, "predict_proba"):
-                est.predict_proba(data)
-            est.tree_.expected_splits(data)
-    assert (list(trees.apply.signatures), list(trees.node_sums.signatures)) == compiled
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Count()):
+        for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target]),
+                             ("cart-regressor", np.asfortranarray(np.c_[target, -target]))):
+            for data in forms:
+                est = solvers.make_estimator(name, depth=2).fit(data, labels, sample_weight=weights)
+                est.predict(data), est.apply(data), est.decision_path(data), est.score(data, labels)
+                est.feature_importances_, est.to_sklearn(), est.summary(data, labels), est.tree_.expected_splits(data)
+                if hasattr(est, "predict_proba"):
+                    est.predict_proba(data)
+    assert (list(trees.apply.signatures), list(trees.node_sums.signatures)) == signatures
+    assert compiled == []
