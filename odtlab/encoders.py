@@ -254,7 +254,8 @@ def check_magnitudes(y, sample_weight):
         total = float(w.sum())
     if not total <= MAX_TOTAL_WEIGHT:
         shown = f"{total:.3g}" if math.isfinite(total) else "more than float64 holds"
-        raise ValueError(f"sample_weight sums to {shown}, above the accepted {MAX_TOTAL_WEIGHT:.0e}: rescale the weights")
+        raise ValueError(f"sample_weight sums to {shown}, above the accepted {MAX_TOTAL_WEIGHT:.0e}: rescale the "
+                         "weights")
     if y is None:
         return
     Y = np.asarray(y, dtype=np.float64).reshape(len(w), -1)

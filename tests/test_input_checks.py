@@ -207,7 +207,8 @@ def test_sample_weights_whose_sum_overflows_are_refused_with_the_range(cls):
     gave CART overflow warnings (Gini squares the total weight). The accepted total is at most 1e150."""
     X, y = _small_problem(cls)
     for weight in (1e307, 1e149):
-        with pytest.raises(ValueError, match=r"sample_weight sums to (more than float64 holds|2\.4e\+150), above the accepted 1e\+150"):
+        with pytest.raises(ValueError, match=r"sample_weight sums to (more than float64 holds|2\.4e\+150), above "
+                                             r"the accepted 1e\+150"):
             cls().fit(X, y, sample_weight=np.full(len(y), weight))
 
 
