@@ -3,6 +3,7 @@ and a warm-up plan drawn from the solver registry.
 
 The cold-cache checks run a one-line kernel in a subprocess with an empty NUMBA_CACHE_DIR (about 2 s each);
 the real solvers' compile times are measured in benchmarks/bench_compile.py, not here."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -145,12 +146,11 @@ def test_the_plan_covers_every_registered_algorithm_level_variant_and_input_form
         warmup.plan(["cartt"])
 
 
-def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+@contextlib.contextmanager
+def compilations():
+    """Within the block, the list it yields collects the name of every function numba compiles."""
     from numba.core import event
 
-    warmup.warm(["cart"], progress=False)
-    rng = np.random.default_rng(7)
-    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
     compiled = []
 
     class Count(event.Listener):
@@ -161,6 +161,14 @@ def test_after_warmup_a_fit_on_new_data_compiles_nothing():
             pass
 
     with event.install_listener("numba:compile", Count()):
+        yield compiled
+
+
+def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+    warmup.warm(["cart"], progress=False)
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
+    with compilations() as compiled:
         for data in (X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd"))):
             solvers.make_estimator("cart", depth=3).fit(data, y).predict(data)
     assert compiled == []
@@ -256,8 +264,6 @@ def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal(
     writability: warmup left 3 signatures of each, and these calls added more (5 and 10 in all). Every array now
     reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's fit and predict compile all
     they need. A read-only X also compiled CART's kernel again (from an empty cache); the estimators copy it."""
-    from numba.core import event
-
     from odtlab.core import trees
 
     warmup.warm(["cart", "cart-regressor"], progress=False)
@@ -272,16 +278,7 @@ def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal(
              readonly]
     y, target = rng.integers(0, 3, size=40), rng.normal(size=40)
     weights = np.ones(80)[::2]  # a strided view
-    compiled = []
-
-    class Count(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
-    with event.install_listener("numba:compile", Count()):
+    with compilations() as compiled:
         for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target]),
                              ("cart-regressor", np.asfortranarray(np.c_[target, -target]))):
             for data in forms:
