@@ -173,8 +173,8 @@ def _scaled_to(y, magnitude):
 @pytest.mark.parametrize("cls", REGRESSORS, ids=_ids(REGRESSORS))
 def test_targets_whose_squared_sums_overflow_are_refused_with_the_range(cls):
     """Reproducer (issue 19): targets near 1e153 in 100 rows have finite squares but squared sums past float64, and
-    fits reported a squared error of 0 (Quant-BnB, MurTree, CART) or a nan one; targets near 1e200 gave numpy
-    overflow warnings from the kernels (run as Python). The accepted range is n * sum y^2 <= 1e300."""
+    fits reported a squared error of 0 (Quant-BnB, MurTree, CART); near 1e200 CART's was nan and the kernels
+    overflowed (numpy's warnings when they run as Python). The accepted range is n * sum y^2 <= 1e300."""
     rng = np.random.default_rng(5)
     X = rng.integers(0, 2, size=(100, 3)).astype(np.float64)
     y = np.where(X[:, 0] > 0, 1.0, -1.0) + 0.1 * X[:, 1] - 0.05
@@ -186,8 +186,8 @@ def test_targets_whose_squared_sums_overflow_are_refused_with_the_range(cls):
 
 @pytest.mark.parametrize("cls", REGRESSORS, ids=_ids(REGRESSORS))
 def test_targets_at_the_edge_of_the_range_fit_without_overflow(cls, recwarn):
-    """Just inside the range (n * sum y^2 = 0.99e300) the fit's squared error is finite, positive and the tree's own,
-    and no kernel overflows (numpy warns when the kernels run as Python)."""
+    """Just inside the range (n * sum y^2 = 0.99e300) the fit's squared error is finite and positive and no kernel
+    overflows (numpy warns when the kernels run as Python); with weights the range is W * sum w y^2 <= 1e300."""
     X, y = _small_problem(cls)
     y = _scaled_to(y + np.random.default_rng(2).normal(0, 0.3, len(y)), 0.99e300)  # noise: no perfect fit
     est = cls(max_depth=2).fit(X, y)
@@ -195,9 +195,8 @@ def test_targets_at_the_edge_of_the_range_fit_without_overflow(cls, recwarn):
     assert 0 < est.tree_.squared_error(X, y) < np.inf and np.isfinite(est.result_.objective)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
     weighted = _scaled_to(y, 0.99e300 / 1e6)  # weights 1000 each: W * sum w y^2 grows by 10^6
-    if cls.__name__ != "QuantBnBRegressor":  # Quant-BnB counts rows: W * sum w y^2 and n * sum y^2 both checked
-        with pytest.raises(ValueError, match=r"must be at most 1e\+300"):
-            cls(max_depth=2).fit(X, weighted * 10, sample_weight=np.full(len(y), 1000.0))
+    with pytest.raises(ValueError, match=r"must be at most 1e\+300"):
+        cls(max_depth=2).fit(X, weighted * 10, sample_weight=np.full(len(y), 1000.0))
     assert np.isfinite(cls(max_depth=2).fit(X, weighted, sample_weight=np.full(len(y), 1000.0)).result_.objective)
 
 
