@@ -9,6 +9,13 @@ For every registered algorithm (or those named), in a fresh subprocess with an e
    cache loads and numba's own first-use set-up included), the number of functions numba still had to
    compile (0 when warmup covered everything), and a second fit in the same process, for comparison.
 
+Then **predict**: the traversal helpers every estimator's ``fit``, ``predict``, ``apply``, ``decision_path``,
+``feature_importances_`` and ``to_sklearn`` run (``odtlab.core.trees.apply`` and ``node_sums``), over a session of
+those calls with X C- and Fortran-ordered, a pandas frame, float32, int, a strided view and read-only, on a CART
+classifier and regressor (1-D and 2-D targets): cold, the CPU seconds numba spends compiling the two helpers from
+an empty cache, and how many signatures it compiles; first fit, the same session in a new process on the cache
+that ``warm(["cart", "cart-regressor"])`` filled.
+
 Then **warmup (all)**: ``odtlab warmup`` as a whole (every algorithm in one process, one empty cache), whose
 CPU seconds are what a new machine pays; functions several solvers share compile once there.
 
@@ -79,6 +86,45 @@ print(json.dumps({{"first": first, "second": time.process_time() - t, "compiled"
 """
 
 
+_PREDICT = """
+import json, time
+import numpy as np, pandas as pd
+from numba.core import event
+from odtlab.core import trees
+from odtlab.solvers import make_estimator
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 4))
+readonly = X.copy()
+readonly.flags.writeable = False
+forms = [X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd")), X.astype(np.float32),
+         np.rint(X * 3).astype(np.int64), np.hstack([X, X])[:, ::2], readonly]
+y, target = rng.integers(0, 3, size=60), rng.normal(size=60)
+spent, compiled, others, depth = [0.0], [], [], [0]
+class Clock(event.Listener):  # CPU of the outermost compilation of a predict helper
+    def on_start(self, ev):
+        if ev.data["dispatcher"].py_func.__module__ != "odtlab.core.trees":
+            others.append(ev.data["dispatcher"].py_func.__qualname__)
+        else:
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+            depth[0] += 1
+            if depth[0] == 1:
+                spent.append(-time.process_time())
+    def on_end(self, ev):
+        if ev.data["dispatcher"].py_func.__module__ == "odtlab.core.trees":
+            depth[0] -= 1
+            if depth[0] == 0:
+                spent[-1] += time.process_time()
+t = time.process_time()
+with event.install_listener("numba:compile", Clock()):
+    for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target])):
+        for data in forms:
+            est = make_estimator(name, depth=2).fit(data, labels)
+            est.predict(data), est.apply(data), est.decision_path(data), est.feature_importances_, est.to_sklearn()
+print(json.dumps({"cpu": sum(spent), "session": time.process_time() - t, "compiled": compiled, "others": others,
+                  "signatures": len(trees.apply.signatures) + len(trees.node_sums.signatures)}))
+"""
+
+
 def _child(code, cache):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     out = subprocess.run([sys.executable, "-c", _PRELUDE.format(root=ROOT) + code], env=env, capture_output=True,
@@ -96,6 +142,17 @@ def measure(algo):
     return dict(algo=algo, dataset=dataset, options=options, **cold, **first)
 
 
+def measure_predict():
+    """Compile CPU and signatures of the predict helpers over a session of user calls, from an empty cache; then the
+    same session in a new process after ``warm(["cart", "cart-regressor"])`` filled the cache."""
+    with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
+        cold = _child(_PREDICT, cache)
+    with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
+        _child(_COLD.format(algos=["cart", "cart-regressor"]), cache)
+        after = _child(_PREDICT, cache)
+    return dict(cold=cold, after=after)
+
+
 def measure_all():
     """CPU seconds of ``odtlab warmup`` (every registered algorithm) in one process from an empty cache."""
     with tempfile.TemporaryDirectory(prefix="odtlab-numba-") as cache:
@@ -104,10 +161,17 @@ def measure_all():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("algorithms", nargs="*", help="registered names (default: all with a problem here)")
+    parser.add_argument("algorithms", nargs="*", help="registered names, or predict (default: every registered "
+                                                      "algorithm, then predict)")
     parser.add_argument("--quick", action="store_true", help="CART only (the cheapest compile)")
     args = parser.parse_args(argv)
-    algos = ["cart"] if args.quick else (args.algorithms or list(PROBLEMS))
+    from odtlab import solvers
+
+    named = [a for a in args.algorithms if a != "predict"]
+    algos = ["cart"] if args.quick else named if args.algorithms else solvers.available()
+    missing = sorted(set(algos) - set(PROBLEMS))
+    if missing:  # every registered algorithm is measured: a new one needs its chapter-sized problem here
+        parser.error(f"no problem for {', '.join(missing)}: add it to PROBLEMS")
     print(f"{'algorithm':<20}{'cold compile s':>16}{'first fit s':>13}{'second fit s':>14}"
           f"{'compiled in fit':>17}  problem", flush=True)
     total = 0.0
@@ -119,6 +183,14 @@ def main(argv=None):
         if r["compiled"]:
             print(f"    compiled during the first fit: {', '.join(sorted(set(r['compiled'])))}", flush=True)
     print(f"{'sum':<20}{total:>16.1f}", flush=True)
+    if not args.quick and (not args.algorithms or "predict" in args.algorithms):
+        r = measure_predict()
+        print(f"{'predict':<20}{r['cold']['cpu']:>16.1f}{r['after']['session']:>13.2f}{'':>14}"
+              f"{len(r['after']['compiled']):>17}  {r['cold']['signatures']} signatures compiled in a session of "
+              f"predict, apply, decision_path, feature_importances_, to_sklearn on 7 forms of X", flush=True)
+        if r["after"]["others"]:
+            print(f"    other functions compiled in that session after warmup: "
+                  f"{', '.join(sorted(set(r['after']['others'])))}", flush=True)
     if not (args.quick or args.algorithms):
         print(f"{'warmup (all)':<20}{measure_all()['cpu']:>16.1f}  odtlab warmup, every algorithm in one process")
     print(f"odtlab from {ROOT}; load average {os.getloadavg()[0]:.2f} at the end")

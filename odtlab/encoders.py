@@ -21,6 +21,7 @@ This module converts between them and checks them, with messages that name the o
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -221,6 +222,52 @@ def check_targets(y):
         raise ValueError(f"y holds {int(bad.sum())} missing (None or NaN) or infinite values; a regressor needs "
                          "finite numeric targets")
     return arr
+
+
+MAX_TOTAL_WEIGHT = 1e150  # Gini squares the total weight (scikit-learn's expression): it stays below 1.3e154
+MAX_WEIGHTED_SQUARES = 1e300  # bound on W * sum_i w_i |y_i|^2: no square of a target sum overflows
+
+
+def _log10_weighted_squares(Y, w):
+    """log10 of ``W * sum_i w_i |y_i|^2`` (W = sum w), computed without overflow; None when it is 0."""
+    scale = float(np.abs(Y).max(initial=0.0))
+    squares = float(w @ ((Y / scale) ** 2).sum(axis=1)) if scale > 0.0 else 0.0
+    total = float(w.sum())
+    if total == 0.0 or squares == 0.0:
+        return None
+    return math.log10(total) + math.log10(squares) + 2 * math.log10(scale)
+
+
+def check_magnitudes(y, sample_weight):
+    """Refuse sample weights and regression targets whose float64 sums overflow in the searches.
+
+    The kernels add weights (``W``, the total weight: classification counts, node weights) and, for regression,
+    target sums ``S = sum_{i in A} w_i y_i`` over row sets A, weighted or not (Quant-BnB counts the rows of
+    positive weight), then square them (a leaf's squared error is ``sum w y^2 - S^2 / W_A``, a split's gain a
+    sum of ``S^2 / W_A``). By Cauchy-Schwarz ``S^2 <= W_A sum_A w y^2 <= W sum_i w_i |y_i|^2``, so every such
+    square is finite when ``W <= MAX_TOTAL_WEIGHT`` and ``W sum_i w_i |y_i|^2``, and the same with weight 1 on
+    each row of positive weight, are at most ``MAX_WEIGHTED_SQUARES`` (a margin of 1.8e8 below float64's largest
+    number for sums of several). Past these a square became inf or nan, and a fit reported a squared error of 0
+    or nan. ``y`` is None for classification (weights only); ``sample_weight`` is the validated weight vector."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        total = float(w.sum())
+    if not total <= MAX_TOTAL_WEIGHT:
+        shown = f"{total:.3g}" if math.isfinite(total) else "more than float64 holds"
+        raise ValueError(f"sample_weight sums to {shown}, above the accepted {MAX_TOTAL_WEIGHT:.0e}: rescale the "
+                         "weights")
+    if y is None:
+        return
+    Y = np.asarray(y, dtype=np.float64).reshape(len(w), -1)
+    logs = [v for v in (_log10_weighted_squares(Y, w), _log10_weighted_squares(Y, (w > 0).astype(np.float64)))
+            if v is not None]
+    if logs and max(logs) > math.log10(MAX_WEIGHTED_SQUARES):
+        n = int(np.count_nonzero(w > 0))
+        raise ValueError(f"the targets are too large for float64 sums of their squares: W * sum_i w_i y_i^2 (W the "
+                         f"total sample weight; also with weight 1 on every row of positive weight) reaches "
+                         f"1e{max(logs):.1f} and must be at most {MAX_WEIGHTED_SQUARES:.0e}, so with {n} rows of "
+                         f"weight 1 every |y| at most {MAX_WEIGHTED_SQUARES ** 0.5 / n:.3g}; divide y by a power "
+                         "of 10 (squared errors scale with its square)")
 
 
 # --------------------------------------------------------------------------------------------------

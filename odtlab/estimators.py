@@ -219,7 +219,9 @@ class TreeEstimator(BaseEstimator):
             y = np.asarray(y, dtype=np.float64)
         X = self._check_kind(X, fitting=True)
         sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        return X, y, sample_weight
+        encoders.check_magnitudes(None if classification else y, sample_weight)
+        # numba compiles a kernel again for a read-only array (a C-ordered one reaches the solvers as it is)
+        return tuple(a if a.flags.writeable else a.copy(order="K") for a in (X, y, sample_weight))
 
     # -- fitting -----------------------------------------------------------------------------------
     def _feature_names(self):

@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from odtlab.core import trees as kernels
 from odtlab.tree import CATEGORY, LEAF
 
 
@@ -60,20 +59,19 @@ def node_stats(tree, X, y, sample_weight, criterion):
     Classification: ``y`` class codes, impurity by :func:`class_impurity`. Regression: the weighted variance
     of each output around the node's mean (computed from the centred target), averaged over the outputs.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = tree._check_X(X)
     n = X.shape[0]
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    arrays = tree._arrays()
-    rows = kernels.node_sums(X, np.zeros((n, 0)), np.ones(n), *arrays)[:, 0]
+    rows = tree.node_sums(X)[:, 0]
     if tree.task == "classification":
         Y = np.zeros((n, len(tree.classes)))
         Y[np.arange(n), np.asarray(y, dtype=np.int64)] = 1.0
-        sums = kernels.node_sums(X, Y, w, *arrays)
+        sums = tree.node_sums(X, Y, w)
         impurity = class_impurity(sums[:, 1:], criterion)
     else:
         Y = np.asarray(y, dtype=np.float64).reshape(n, -1)
         Yc = Y - np.average(Y, axis=0, weights=w if w.sum() > 0 else None)  # centred: no cancellation
-        sums = kernels.node_sums(X, np.hstack([Yc, Yc * Yc]), w, *arrays)
+        sums = tree.node_sums(X, np.hstack([Yc, Yc * Yc]), w)
         m = Y.shape[1]
         W = sums[:, :1]
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -30,6 +30,18 @@ from odtlab.core._jit import as_ratio
 LEAF, THRESHOLD, CATEGORY = kernels.LEAF, kernels.THRESHOLD, kernels.CATEGORY
 
 
+def kernel_array(values, dtype=np.float64):
+    """``values`` as the one array type the traversal kernels (:mod:`odtlab.core.trees`) are compiled for:
+    C-ordered, writable, of ``dtype``.
+
+    numba compiles a function once per argument layout and writability, 0.3-0.5 s of CPU each here
+    (``benchmarks/bench_compile.py predict``): a Fortran-ordered array, a pandas frame's read-only values and a
+    strided slice would each compile ``apply`` and ``node_sums`` again. The copy made instead costs 1 ms for a
+    Fortran-ordered 10^5 x 10 array and 15 ms for 10^6 x 10."""
+    out = np.ascontiguousarray(values, dtype=dtype)
+    return out if out.flags.writeable else out.copy()
+
+
 class Tree:
     """A fitted decision tree (classification or regression) as flat arrays.
 
@@ -39,12 +51,12 @@ class Tree:
 
     def __init__(self, split, feature, threshold, child_start, n_children, children, n_features,
                  task="classification", classes=None, feature_names=None):
-        self.split = np.asarray(split, dtype=np.int8)
-        self.feature = np.asarray(feature, dtype=np.int64)
-        self.threshold = np.asarray(threshold, dtype=np.float64)
-        self.child_start = np.asarray(child_start, dtype=np.int64)
-        self.n_children = np.asarray(n_children, dtype=np.int64)
-        self.children = np.asarray(children, dtype=np.int64)
+        self.split = kernel_array(split, np.int8)
+        self.feature = kernel_array(feature, np.int64)
+        self.threshold = kernel_array(threshold)
+        self.child_start = kernel_array(child_start, np.int64)
+        self.n_children = kernel_array(n_children, np.int64)
+        self.children = kernel_array(children, np.int64)
         self.n_features = int(n_features)
         if task not in ("classification", "regression"):
             raise ValueError(f"task must be 'classification' or 'regression', not {task!r}")
@@ -101,8 +113,6 @@ class Tree:
 
     def fit_leaves(self, X, y, sample_weight=None):
         """Set per-node counts and predictions from training data (majority class or mean)."""
-        X = np.asarray(X, dtype=np.float64)
-        w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if self.task == "classification":
             y = np.asarray(y, dtype=np.int64)
             K = len(self.classes) if self.classes is not None else int(y.max()) + 1
@@ -113,7 +123,7 @@ class Tree:
         else:
             Y = np.asarray(y, dtype=np.float64)
             Y = Y.reshape(-1, 1) if Y.ndim == 1 else Y
-        sums = kernels.node_sums(X, Y, w, *self._arrays())
+        sums = self.node_sums(X, Y, sample_weight)
         self.n_samples = sums[:, 0]
         if self.task == "classification":
             self.value = sums[:, 1:]
@@ -142,9 +152,18 @@ class Tree:
     def _arrays(self):
         return (self.split, self.feature, self.threshold, self.child_start, self.n_children, self.children)
 
+    def node_sums(self, X, Y=None, sample_weight=None):
+        """Per node, the weighted count of the rows of ``X`` reaching it (column 0), then their weighted column
+        sums of ``Y`` (n x m; one-hot classes give class counts); a row counts at every node on its path."""
+        X = self._check_X(X)
+        n = X.shape[0]
+        Y = np.zeros((n, 0)) if Y is None else kernel_array(Y)
+        w = np.ones(n) if sample_weight is None else kernel_array(sample_weight)
+        return kernels.node_sums(X, Y, w, *self._arrays())
+
     # -- prediction ------------------------------------------------------------------------------
     def _check_X(self, X):
-        X = np.asarray(X, dtype=np.float64)
+        X = kernel_array(X)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"X must have shape (n, {self.n_features}), got {X.shape}")
         return X
@@ -241,7 +260,7 @@ class Tree:
     def expected_splits(self, X):
         """C(T): the mean number of splits a row of X passes on its way to a leaf (DPDT §4)."""
         X = self._check_X(X)
-        sums = kernels.node_sums(X, np.zeros((X.shape[0], 0)), np.ones(X.shape[0]), *self._arrays())
+        sums = self.node_sums(X)
         return float(sums[self.split != LEAF, 0].sum() / X.shape[0])
 
     def dpdt_objective(self, X, y, alpha=0.0, exact=False, sample_weight=None):
@@ -255,7 +274,7 @@ class Tree:
         X = self._check_X(X)
         n = X.shape[0]
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        sums = kernels.node_sums(X, np.zeros((n, 0)), w, *self._arrays())
+        sums = self.node_sums(X, sample_weight=w)
         if self.task == "regression":
             if exact:
                 raise ValueError("exact=True needs a classification tree (squared errors are floats)")

@@ -10,7 +10,9 @@ of CPU per algorithm from an empty cache). This module
   (:func:`compile_kernel`), printing one line when a real compilation happens (numba's
   ``numba:compile`` event fires only on a cache miss), so a time limit is the search's own budget;
 * compiles everything the registered estimators run, at every record level and in every variant the
-  registry lists (:func:`warm`, the ``odtlab warmup`` command), with a progress bar.
+  registry lists (:func:`warm`, the ``odtlab warmup`` command), with a progress bar; its fit and predict steps
+  compile the predict helpers (``apply``, ``node_sums``: one signature each) that ``predict``, ``apply``,
+  ``decision_path``, ``feature_importances_`` and ``to_sklearn`` run.
 """
 import contextlib
 import os
@@ -173,7 +175,8 @@ def compile_kernel(solver, record, buffer):
 
 # How X reaches the estimators: numba compiles a function once per array layout and writability, and a fresh
 # numpy array arrives C-ordered, a transposed one Fortran-ordered, a pandas frame's values Fortran-ordered and
-# read-only (pandas' copy-on-write).
+# read-only (pandas' copy-on-write). The predict helpers (odtlab.core.trees) get every form as one array type
+# (odtlab.tree.kernel_array), so the first fit + predict compiles all they need.
 FORMS = ("C", "F", "frame")
 
 

@@ -165,6 +165,52 @@ def test_negative_sample_weight_is_refused(cls):
         cls().fit(X, y, sample_weight=w)
 
 
+def _scaled_to(y, magnitude):
+    """``y`` times the factor that makes n * sum y^2 (W * sum w y^2 with unit weights) equal ``magnitude``."""
+    return y * np.sqrt(magnitude / (len(y) * float((y * y).sum())))
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=_ids(REGRESSORS))
+def test_targets_whose_squared_sums_overflow_are_refused_with_the_range(cls):
+    """Reproducer (issue 19): targets near 1e153 in 100 rows have finite squares but squared sums past float64, and
+    fits reported a squared error of 0 (Quant-BnB, MurTree, CART); near 1e200 CART's was nan and the kernels
+    overflowed (numpy's warnings when they run as Python). The accepted range is n * sum y^2 <= 1e300."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(100, 3)).astype(np.float64)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0) + 0.1 * X[:, 1] - 0.05
+    for scale in (1e153, 1e200):
+        with pytest.raises(ValueError, match=r"W \* sum_i w_i y_i\^2 .* must be at most 1e\+300, so with 100 rows of "
+                                             r"weight 1 every \|y\| at most 1e\+148"):
+            cls(max_depth=2).fit(X, y * scale)
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=_ids(REGRESSORS))
+def test_targets_at_the_edge_of_the_range_fit_without_overflow(cls, recwarn):
+    """Just inside the range (n * sum y^2 = 0.99e300) the fit's squared error is finite and positive and no kernel
+    overflows (numpy warns when the kernels run as Python); with weights the range is W * sum w y^2 <= 1e300."""
+    X, y = _small_problem(cls)
+    y = _scaled_to(y + np.random.default_rng(2).normal(0, 0.3, len(y)), 0.99e300)  # noise: no perfect fit
+    est = cls(max_depth=2).fit(X, y)
+    assert est.result_.status in ("optimal", "done")
+    assert 0 < est.tree_.squared_error(X, y) < np.inf and np.isfinite(est.result_.objective)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    weighted = _scaled_to(y, 0.99e300 / 1e6)  # weights 1000 each: W * sum w y^2 grows by 10^6
+    with pytest.raises(ValueError, match=r"must be at most 1e\+300"):
+        cls(max_depth=2).fit(X, weighted * 10, sample_weight=np.full(len(y), 1000.0))
+    assert np.isfinite(cls(max_depth=2).fit(X, weighted, sample_weight=np.full(len(y), 1000.0)).result_.objective)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_sample_weights_whose_sum_overflows_are_refused_with_the_range(cls):
+    """Reproducer (issue 19): weights of 1e307 gave DPDT an objective nan and CART inf (their total overflows), 1e300
+    gave CART overflow warnings (Gini squares the total weight). The accepted total is at most 1e150."""
+    X, y = _small_problem(cls)
+    for weight in (1e307, 1e149):
+        with pytest.raises(ValueError, match=r"sample_weight sums to (more than float64 holds|2\.4e\+150), above "
+                                             r"the accepted 1e\+150"):
+            cls().fit(X, y, sample_weight=np.full(len(y), weight))
+
+
 # -- fuzzing ----------------------------------------------------------------------------------------
 # Values tried for any parameter: the defaults and valid choices below, and values of the wrong type or range.
 ODD_VALUES = [None, -1, 0, 1, 2, 3, 0.5, 1.5, float("nan"), float("inf"), "1", "x", True, (), [2]]

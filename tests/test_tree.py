@@ -84,3 +84,18 @@ def test_bad_trees_and_inputs():
         t.predict(X)
     with pytest.raises(ValueError, match="shape"):
         t.fit_leaves(X, y).predict(np.zeros((2, 3)))
+
+
+def test_every_input_form_reaches_the_kernels_as_one_array_type(tree):
+    """Fortran-ordered, read-only, strided, integer and list inputs give the C-ordered float64 answers (the kernels
+    see one array type: odtlab.tree.kernel_array)."""
+    readonly = X.copy()
+    readonly.flags.writeable = False
+    forms = [np.asfortranarray(X), readonly, np.repeat(X, 2, axis=1)[:, ::2], X.astype(np.int64), X.tolist()]
+    Y = np.c_[y, 2 * y].astype(float)
+    w = np.arange(1.0, 8.0)
+    expected = tree.apply(X), tree.node_sums(X, Y, w)
+    for form in forms:
+        assert tree.apply(form).tolist() == expected[0].tolist()
+        np.testing.assert_array_equal(tree.node_sums(form, np.asfortranarray(Y), np.repeat(w, 2)[::2]), expected[1])
+    assert expected[1][0].tolist() == [w.sum(), (w * y).sum(), (w * 2 * y).sum()]  # the root sees every row

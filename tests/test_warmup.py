@@ -3,6 +3,7 @@ and a warm-up plan drawn from the solver registry.
 
 The cold-cache checks run a one-line kernel in a subprocess with an empty NUMBA_CACHE_DIR (about 2 s each);
 the real solvers' compile times are measured in benchmarks/bench_compile.py, not here."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -145,12 +146,11 @@ def test_the_plan_covers_every_registered_algorithm_level_variant_and_input_form
         warmup.plan(["cartt"])
 
 
-def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+@contextlib.contextmanager
+def compilations():
+    """Within the block, the list it yields collects the name of every function numba compiles."""
     from numba.core import event
 
-    warmup.warm(["cart"], progress=False)
-    rng = np.random.default_rng(7)
-    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
     compiled = []
 
     class Count(event.Listener):
@@ -161,6 +161,14 @@ def test_after_warmup_a_fit_on_new_data_compiles_nothing():
             pass
 
     with event.install_listener("numba:compile", Count()):
+        yield compiled
+
+
+def test_after_warmup_a_fit_on_new_data_compiles_nothing():
+    warmup.warm(["cart"], progress=False)
+    rng = np.random.default_rng(7)
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 2, size=60)
+    with compilations() as compiled:
         for data in (X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd"))):
             solvers.make_estimator("cart", depth=3).fit(data, y).predict(data)
     assert compiled == []
@@ -249,3 +257,35 @@ def test_the_kernel_signature_follows_the_state_arrays():
     check()
     solver.n = 2**63
     assert check()[-1] == numba.types.uint64
+
+
+def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal():
+    """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout and
+    writability: warmup left 3 signatures of each, and these calls added more (5 and 10 in all). Every array now
+    reaches them C-ordered, writable float64 (odtlab.tree.kernel_array), so warmup's fit and predict compile all
+    they need. A read-only X also compiled CART's kernel again (from an empty cache); the estimators copy it."""
+    from odtlab.core import trees
+
+    warmup.warm(["cart", "cart-regressor"], progress=False)
+    signatures = (list(trees.apply.signatures), list(trees.node_sums.signatures))
+    assert [len(s) for s in signatures] == [1, 1]
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 4))
+    readonly = X.copy()
+    readonly.flags.writeable = False
+    forms = [X, np.asfortranarray(X), pd.DataFrame(X, columns=list("abcd")), X.astype(np.float32),
+             np.asfortranarray(X.astype(np.float32)), np.rint(X * 3).astype(np.int64), np.hstack([X, X])[:, ::2],
+             readonly]
+    y, target = rng.integers(0, 3, size=40), rng.normal(size=40)
+    weights = np.ones(80)[::2]  # a strided view
+    with compilations() as compiled:
+        for name, labels in (("cart", y), ("cart-regressor", target), ("cart-regressor", np.c_[target, -target]),
+                             ("cart-regressor", np.asfortranarray(np.c_[target, -target]))):
+            for data in forms:
+                est = solvers.make_estimator(name, depth=2).fit(data, labels, sample_weight=weights)
+                est.predict(data), est.apply(data), est.decision_path(data), est.score(data, labels)
+                est.feature_importances_, est.to_sklearn(), est.summary(data, labels), est.tree_.expected_splits(data)
+                if hasattr(est, "predict_proba"):
+                    est.predict_proba(data)
+    assert (list(trees.apply.signatures), list(trees.node_sums.signatures)) == signatures
+    assert compiled == []

@@ -226,7 +226,7 @@ def leaf_sse(counts, K):
         return 0.0
     v = counts[K - 1]
     for o in range(1, K - 1):
-        v -= counts[o] * counts[o] / w
+        v -= counts[o] * counts[o] / w  # finite for estimator input: encoders.check_magnitudes
     return v if v > 0.0 else 0.0
 
 

@@ -323,7 +323,7 @@ def _totals(m, vy, vY, cls, code, gbase, glen, ngroups, CT, RT):
         else:
             q = 0.0
             for o in range(mo):
-                q += vY[i, o] * vY[i, o]
+                q += vY[i, o] * vY[i, o]  # finite for estimator input: encoders.check_magnitudes
                 TAr[g, o] += vY[i, o]
             QA[g] += q
             for c in range(cm, c1):
@@ -527,7 +527,7 @@ def _scan_squares(seq, srk, rows, vY, lo, hi, k, TL, NL, QL, TA, NA, QA, sl, sa)
     NR = NA - NL
     sl[:] = 0.0
     sa[:] = 0.0
-    gl = (TL * TL / NL).sum() if NL > 0 else 0.0  # the gains of no cut
+    gl = (TL * TL / NL).sum() if NL > 0 else 0.0  # the gains of no cut (finite: encoders.check_magnitudes)
     gr = ((TA - TL) * (TA - TL) / NR).sum() if NR > 0 else 0.0
     cutL = 0
     cutR = 0
@@ -1267,7 +1267,7 @@ def _root_split(V, cls, lc, ac, sl, sa):
                 gain = 0.0
                 for o in range(mo):
                     r = sa[o] - sl[o]
-                    gain += sl[o] * sl[o] / nl + r * r / nr
+                    gain += sl[o] * sl[o] / nl + r * r / nr  # finite for estimator input: encoders.check_magnitudes
             if gain > best:
                 best = gain
                 bf = f
