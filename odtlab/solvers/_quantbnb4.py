@@ -47,7 +47,9 @@ What is reused between neighbouring intervals: a child tuple's end points are it
 inner solves are done; their bounds are passed down (lbL(a), lbR(b)) and never recomputed. An inner solve
 starts from depth-3 Quant-BnB's greedy incumbent on its subset and stops early, exact, once its incumbent reaches
 the bound its neighbour already gives (lbL(t_{k-1}) for a left side, lbR(t_{k+1}) for a right one: Lemma 1).
-Trees of neighbouring points are not carried over (a warm start would need the subset's ranks mapped).
+Its first incumbent is the better of that greedy tree and the nearest exact tree of the same side (the
+neighbouring point's, or the tuple's end point's), its leaves refitted to the new set: a tree on L(t_{k-1}) is
+usually close to optimal on L(t_k), so the inner search prunes against a near-optimal U from the start.
 
 The first U is CART's depth-4 tree (``initial="greedy"`` or ``"cart"``) or a single leaf (``"leaf"``).
 One search iteration is one iteration of an inner depth-3 search (a root tuple of Appendix C) or one finished
@@ -55,7 +57,7 @@ inner solve; ``Search.run`` may stop between any two, and resumes the same searc
 depth 4 (every record level runs the depth-3 kernel at level none); ``stats`` count the inner solves.
 Classification only (0-1 loss, any number of classes); ties are pruned (``keep_ties=False``).
 """
-from collections import deque
+from collections import deque, namedtuple
 from types import SimpleNamespace
 import warnings
 
@@ -69,10 +71,13 @@ from odtlab.solvers.cart import CARTSolver
 from odtlab.tree import Tree
 
 INITIAL4 = ("greedy", "cart", "leaf")
+#: An alive tuple: root feature f, root thresholds strictly between ranks a and b, the lower bounds lbL(a) and
+#: lbR(b) (Proposition 2) and the exact trees of L(a) and R(b) when known (warm starts), else None.
+Slice4 = namedtuple("Slice4", "f a b lbLa lbRb treeA treeB")
 
 
 class QuantBnB4Solver(Solver):
-    """Depth-4 Quant-BnB (module docstring): alive tuples (f, a, b, lbL(a), lbR(b)), U and the incumbent tree.
+    """Depth-4 Quant-BnB (module docstring): the alive tuples (:data:`Slice4`), U and the incumbent tree.
 
     ``inner`` holds the options of the depth-3 searches (``s``, ``lower_bound``, ``sprime_ratio``,
     ``similarity``), which also set the outer s.
@@ -101,12 +106,12 @@ class QuantBnB4Solver(Solver):
         self.u = [len(v) for v in self.values]
         self.tree = self._cart() if initial != "leaf" else self._fitted({"leaf": True})
         self.U = int(self.tree.misclassifications(X, self.y))
-        self.alive = deque((f, 0, self.u[f], 0, 0) for f in range(len(self.kept)))
+        self.alive = deque(Slice4(f, 0, self.u[f], 0.0, 0.0, None, None) for f in range(len(self.kept)))
         self.cur = None  # the tuple being processed (``_begin``)
         self.job = None  # the inner solve running: (side, k, cutoff, known bound, solver)
         self.probe = QuantBnBSolverFor(self, np.arange(2))  # a depth-3 solver whose kernel call types every call
         self.counts = dict(steps=0, inner_solves=0, inner_iterations=0, inner_cut_off=0, tuples=0, pruned=0,
-                           rounds=1, incumbents=0)
+                           rounds=1, incumbents=0, warm_starts=0)
         self.round_end = len(self.alive)
 
     # -- Solver contract ---------------------------------------------------------------------------
@@ -147,7 +152,7 @@ class QuantBnB4Solver(Solver):
     def bounds(self):
         """(lower, upper): min(U, the bounds of the alive tuples and of the tuple in progress), and U."""
         tuples = list(self.alive) + ([self.cur.tuple] if self.cur is not None else [])
-        lower = min([self.U] + [lbA + lbB for (_, _, _, lbA, lbB) in tuples])
+        lower = min([self.U] + [t.lbLa + t.lbRb for t in tuples])
         return float(lower), float(self.U)
 
     def certificate(self):
@@ -173,10 +178,11 @@ class QuantBnB4Solver(Solver):
                 self.counts["rounds"] += 1
                 self.round_end = len(self.alive)
             self.round_end -= 1
-            f, a, b, lbA, lbB = self.alive.popleft()
-            if lbA + lbB >= self.U:
+            t = self.alive.popleft()
+            if t.lbLa + t.lbRb >= self.U:  # U may have fallen since the tuple was made
                 self.counts["pruned"] += 1
                 continue
+            a, b = t.a, t.b
             self.counts["tuples"] += 1
             if b - a <= self.s:  # the exhaustive box: every rank of [a, b]
                 pts = np.arange(a, b + 1)
@@ -184,9 +190,9 @@ class QuantBnB4Solver(Solver):
                 pts = np.empty(self.s + 1, np.int64)
                 kernels.quantile_points(a, b, self.s, pts)
             m = len(pts) - 1
-            self.cur = SimpleNamespace(tuple=(f, a, b, lbA, lbB), f=f, pts=pts, m=m, side=0, k=1,
-                                       lbL=np.full(m + 1, float(lbA)), lbR=np.full(m + 1, float(lbB)),
-                                       exactL=[None] * (m + 1), exactR=[None] * (m + 1))
+            lbL, lbR = np.full(m + 1, t.lbLa), np.full(m + 1, t.lbRb)
+            self.cur = SimpleNamespace(tuple=t, f=t.f, pts=pts, m=m, side=0, k=1, lbL=lbL, lbR=lbR,
+                                       exactL=[t.treeA] + [None] * m, exactR=[None] * m + [t.treeB])
             return True
         return False
 
@@ -201,7 +207,7 @@ class QuantBnB4Solver(Solver):
                 if c.k < c.m and c.lbL[c.k - 1] + c.lbR[c.m] < self.U:
                     self._start(0, c.k, self.U - c.lbR[c.m], c.lbL[c.k - 1])
                     return True
-                c.lbL[c.k:] = c.lbL[c.k - 1]  # Corollary 3: every threshold from t_{k-1} on is pruned
+                np.maximum(c.lbL[c.k:], c.lbL[c.k - 1], out=c.lbL[c.k:])  # Corollary 3: every threshold from t_{k-1} on is pruned
                 c.side, c.k = 1, c.m - 1
                 continue
             if c.k >= 1:  # right sides at t_{m-1}, ..., t_1, each unless its slice is pruned
@@ -209,7 +215,7 @@ class QuantBnB4Solver(Solver):
                 if c.lbL[k - 1] + c.lbR[k + 1] < self.U:
                     self._start(1, k, self.U - c.lbL[k - 1], c.lbR[k + 1])
                     return True
-                c.lbR[k] = c.lbR[k + 1]  # Lemma 1
+                c.lbR[k] = max(c.lbR[k], c.lbR[k + 1])  # Lemma 1
                 c.k -= 1
                 continue
             self._refine()
@@ -220,10 +226,24 @@ class QuantBnB4Solver(Solver):
         go_left = self.rank[c.f] <= c.pts[k]
         rows = np.flatnonzero(go_left if side == 0 else ~go_left)
         solver = QuantBnBSolverFor(self, rows)
+        self._warm_start(solver, c.exactL[k - 1::-1] if side == 0 else c.exactR[k + 1:])
         if solver.fst[kernels.F_U] > cutoff:  # prune against the cutoff (Corollary 3)
             solver.fst[kernels.F_U] = cutoff
         self.job = SimpleNamespace(side=side, k=k, cutoff=cutoff, known=known, solver=solver)
         self.counts["inner_solves"] += 1
+
+    def _warm_start(self, solver, neighbours):
+        """Start an inner search from the nearest exact tree of the same side (the first of ``neighbours`` that is
+        not None), its leaves refitted to the new set, when it beats the search's greedy tree."""
+        tree = next((n[0] for n in neighbours if n is not None), None)
+        if tree is None or solver.finished:
+            return
+        tree = Tree.from_dict(tree.to_dict(), self.X.shape[1], task="classification",
+                              classes=np.arange(self.K)).fit_leaves(solver.X, solver.y)
+        loss = tree.misclassifications(solver.X, solver.y)
+        if loss < solver.fst[kernels.F_U]:
+            solver._initial, solver.fst[kernels.F_U] = tree, loss
+            self.counts["warm_starts"] += 1
 
     def _finish_job(self):
         """Store what the inner solve returned: its exact optimum and tree, or the certified bound OPT3 >= cutoff
@@ -233,11 +253,11 @@ class QuantBnB4Solver(Solver):
         value = float(inner.fst[kernels.F_U])
         exact = value < job.cutoff  # below the cutoff, the search (or its stop at the known bound) is exact
         if job.side == 0:
-            c.lbL[job.k] = max(value, c.lbL[job.k - 1])
+            c.lbL[job.k] = max(value, c.lbL[job.k - 1], c.lbL[job.k])
             c.exactL[job.k] = (inner.incumbent(), int(value)) if exact else None
             c.k += 1
         else:
-            c.lbR[job.k] = max(value, c.lbR[job.k + 1])
+            c.lbR[job.k] = max(value, c.lbR[job.k + 1], c.lbR[job.k])
             c.exactR[job.k] = (inner.incumbent(), int(value)) if exact else None
             c.k -= 1
             if c.exactL[job.k] is not None and c.exactR[job.k] is not None:
@@ -258,12 +278,13 @@ class QuantBnB4Solver(Solver):
         self.counts["incumbents"] += 1
 
     def _refine(self):
-        """Child tuples: each slice [t_{k-1}, t_k] with a rank strictly inside whose bound lbL(t_{k-1}) + lbR(t_k) is below U (Proposition 2)."""
+        """Child tuples: each slice [t_{k-1}, t_k] with a rank strictly inside whose bound lbL(t_{k-1}) + lbR(t_k)
+        is below U (Proposition 2)."""
         c = self.cur
         for k in range(1, c.m + 1):
             a, b = int(c.pts[k - 1]), int(c.pts[k])
             if b - a > 1 and c.lbL[k - 1] + c.lbR[k] < self.U:
-                self.alive.append((c.f, a, b, c.lbL[k - 1], c.lbR[k]))
+                self.alive.append(Slice4(c.f, a, b, c.lbL[k - 1], c.lbR[k], c.exactL[k - 1], c.exactR[k]))
 
     # -- trees ---------------------------------------------------------------------------------------
     def _threshold(self, f, t):
