@@ -51,7 +51,11 @@ Its first incumbent is the better of that greedy tree and the nearest exact tree
 neighbouring point's, or the tuple's end point's), its leaves refitted to the new set: a tree on L(t_{k-1}) is
 usually close to optimal on L(t_k), so the inner search prunes against a near-optimal U from the start.
 
-The first U is CART's depth-4 tree (``initial="greedy"`` or ``"cart"``) or a single leaf (``"leaf"``).
+The first U is CART's depth-4 tree (``initial="greedy"`` or ``"cart"``) or a single leaf (``"leaf"``). With
+``"greedy"`` the first tuple is (f, [t - 1, t + 1]) for CART's root split (f, t): it evaluates that one root
+threshold with two exact depth-3 solves (the best depth-4 tree with CART's root split), so the cutoffs of every
+later solve are tight from the start. The threshold t is also covered by the alive tuple of f: a threshold covered
+twice costs time, never correctness (the search ends when every threshold is evaluated or pruned).
 One search iteration is one iteration of an inner depth-3 search (a root tuple of Appendix C) or one finished
 inner solve; ``Search.run`` may stop between any two, and resumes the same search. No events are recorded at
 depth 4 (every record level runs the depth-3 kernel at level none); ``stats`` count the inner solves.
@@ -107,6 +111,10 @@ class QuantBnB4Solver(Solver):
         self.tree = self._cart() if initial != "leaf" else self._fitted({"leaf": True})
         self.U = int(self.tree.misclassifications(X, self.y))
         self.alive = deque(Slice4(f, 0, self.u[f], 0.0, 0.0, None, None) for f in range(len(self.kept)))
+        if initial == "greedy" and self.tree.n_nodes > 1:  # CART's root threshold first: two exact depth-3 solves
+            f = self.kept.index(int(self.tree.feature[0]))
+            t = int(np.searchsorted(self.values[f], self.tree.threshold[0], side="right"))
+            self.alive.appendleft(Slice4(f, t - 1, t + 1, 0.0, 0.0, None, None))
         self.cur = None  # the tuple being processed (``_begin``)
         self.job = None  # the inner solve running: (side, k, cutoff, known bound, solver)
         self.probe = QuantBnBSolverFor(self, np.arange(2))  # a depth-3 solver whose kernel call types every call
