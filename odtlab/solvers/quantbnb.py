@@ -522,7 +522,7 @@ def _depth4_solver(est, X, y):
 
 
 class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
-    __doc__ = f"""Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
+    __doc__ = f"""Optimal depth-2, 3 or 4 classification tree on continuous features (0-1 loss), by Quant-BnB.
 {_QUANTBNB_PARAMETERS}
 {ATTRIBUTES_DOC}
     Examples
@@ -552,7 +552,7 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
 
 
 register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features",
+                    "Quant-BnB: optimal depth-2/3/4 classification trees on continuous features",
                     variants=({"max_depth": 2}, {"max_depth": 3})))
 register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
                     "Quant-BnB: optimal depth-2/3 regression trees (squared error)",
