@@ -60,7 +60,6 @@ def test_the_estimator_at_depth_4_predicts_with_its_reported_loss():
     assert clf.result_.objective == oracle.continuous_value(X, y, 2, 4, "classification") == 28
 
 
-@pytest.mark.slow
 def test_a_time_limit_returns_the_incumbent_with_a_valid_gap():
     data = datasets.load("quantbnb/raisin")  # ConTree's depth-4 optimum: 59 misclassifications
     X, y = np.asarray(data.X, float), np.asarray(data.y)

@@ -70,8 +70,8 @@ import numpy as np
 from odtlab.core import events as core_events
 from odtlab.core import quantbnb as kernels
 from odtlab.core._jit import LevelKernel
-from odtlab.search import Search, Solver
-from odtlab.solvers.cart import CARTSolver
+from odtlab.search import Solver
+from odtlab.solvers.quantbnb import QuantBnBSolver, prepare
 from odtlab.tree import Tree
 
 INITIAL4 = ("greedy", "cart", "leaf")
@@ -94,7 +94,6 @@ class QuantBnB4Solver(Solver):
 
     def __init__(self, X, y, s=3, lower_bound="W0", sprime_ratio=0.6, similarity=True, initial="greedy",
                  n_classes=None, feature_names=None, classes=None):
-        from odtlab.solvers.quantbnb import prepare  # the depth-2/3 module imports this one
         if initial not in INITIAL4:
             raise ValueError(f"initial must be one of {', '.join(map(repr, INITIAL4))}, got {initial!r}")
         X = np.ascontiguousarray(X, dtype=np.float64)
@@ -105,10 +104,11 @@ class QuantBnB4Solver(Solver):
         self.X, self.y = X, np.asarray(y, dtype=np.int64).reshape(-1)
         self.K = int(n_classes if n_classes is not None else self.y.max() + 1)
         self.s, self.feature_names, self.classes = int(s), feature_names, classes
+        self.task, self.cls, self.depth, self.n_features = "classification", True, 4, X.shape[1]  # for the trees
         self.inner = dict(s=self.s, lower_bound=lower_bound, sprime_ratio=sprime_ratio, similarity=similarity)
         self.kept, self.values, self.rank, _ = prepare(X)
         self.u = [len(v) for v in self.values]
-        self.tree = self._cart() if initial != "leaf" else self._fitted({"leaf": True})
+        self.tree = self._cart_tree(self.y) if initial != "leaf" else self._leaf_tree()
         self.U = int(self.tree.misclassifications(X, self.y))
         self.alive = deque(Slice4(f, 0, self.u[f], 0.0, 0.0, None, None) for f in range(len(self.kept)))
         if initial == "greedy" and self.tree.n_nodes > 1:  # CART's root threshold first: two exact depth-3 solves
@@ -117,7 +117,7 @@ class QuantBnB4Solver(Solver):
             self.alive.appendleft(Slice4(f, t - 1, t + 1, 0.0, 0.0, None, None))
         self.cur = None  # the tuple being processed (``_begin``)
         self.job = None  # the inner solve running: (side, k, cutoff, known bound, solver)
-        self.probe = QuantBnBSolverFor(self, np.arange(2))  # a depth-3 solver whose kernel call types every call
+        self.probe = inner_solver(self, np.arange(2))  # a depth-3 solver whose kernel call types every call
         self.counts = dict(steps=0, inner_solves=0, inner_iterations=0, inner_cut_off=0, tuples=0, pruned=0,
                            rounds=1, incumbents=0, warm_starts=0)
         self.round_end = len(self.alive)
@@ -233,7 +233,7 @@ class QuantBnB4Solver(Solver):
         c = self.cur
         go_left = self.rank[c.f] <= c.pts[k]
         rows = np.flatnonzero(go_left if side == 0 else ~go_left)
-        solver = QuantBnBSolverFor(self, rows)
+        solver = inner_solver(self, rows)
         self._warm_start(solver, c.exactL[k - 1::-1] if side == 0 else c.exactR[k + 1:])
         if solver.fst[kernels.F_U] > cutoff:  # prune against the cutoff (Corollary 3)
             solver.fst[kernels.F_U] = cutoff
@@ -294,30 +294,16 @@ class QuantBnB4Solver(Solver):
             if b - a > 1 and c.lbL[k - 1] + c.lbR[k] < self.U:
                 self.alive.append(Slice4(c.f, a, b, c.lbL[k - 1], c.lbR[k], c.exactL[k - 1], c.exactR[k]))
 
-    # -- trees ---------------------------------------------------------------------------------------
-    def _threshold(self, f, t):
-        lo, hi = self.values[f][t - 1], self.values[f][t]
-        thr = lo / 2.0 + hi / 2.0
-        return lo if thr >= hi else thr
-
-    def _fitted(self, root):
-        tree = Tree.from_dict(root, self.X.shape[1], task="classification", classes=self.classes,
-                              feature_names=self.feature_names)
-        if tree.classes is None:
-            tree.classes = np.arange(self.K)
-        return tree.fit_leaves(self.X, self.y)
-
-    def _cart(self):
-        cart = CARTSolver(self.X, self.y, task="classification", criterion="gini", max_depth=4, n_classes=self.K)
-        cart.feature_names, cart.classes = self.feature_names, self.classes
-        Search(cart, record="none").run()
-        return self._fitted(cart.incumbent().to_dict())
+    # -- trees: the depth-2/3 solver's, on the same attributes (X, y, K, values, kept, task, depth, names)
+    _threshold = QuantBnBSolver._threshold
+    _fitted = QuantBnBSolver._fitted
+    _leaf_tree = QuantBnBSolver._leaf_tree
+    _cart_tree = QuantBnBSolver._cart_tree
 
 
-def QuantBnBSolverFor(outer, rows):
+def inner_solver(outer, rows):
     """A depth-3 Quant-BnB search on ``rows`` of the outer problem, with the outer options and classes (a single
     row is given twice: its loss is 0 either way)."""
-    from odtlab.solvers.quantbnb import QuantBnBSolver
     rows = np.repeat(rows, 2) if len(rows) == 1 else rows
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # constant features of the subset are dropped with a warning
