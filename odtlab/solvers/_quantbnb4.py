@@ -215,7 +215,8 @@ class QuantBnB4Solver(Solver):
                 if c.k < c.m and c.lbL[c.k - 1] + c.lbR[c.m] < self.U:
                     self._start(0, c.k, self.U - c.lbR[c.m], c.lbL[c.k - 1])
                     return True
-                np.maximum(c.lbL[c.k:], c.lbL[c.k - 1], out=c.lbL[c.k:])  # Corollary 3: every threshold from t_{k-1} on is pruned
+                # Corollary 3 when c.k < c.m: every threshold from t_{k-1} on is pruned; bounds stay monotone
+                np.maximum(c.lbL[c.k:], c.lbL[c.k - 1], out=c.lbL[c.k:])
                 c.side, c.k = 1, c.m - 1
                 continue
             if c.k >= 1:  # right sides at t_{m-1}, ..., t_1, each unless its slice is pruned
