@@ -55,6 +55,10 @@ def best_of(repeats, *fns):
     return best
 
 
+def median(ratios):
+    return f"{np.median(ratios):.2f}" if ratios else "-"
+
+
 NOISY_XOR = "xor-noisy"
 
 
@@ -127,10 +131,9 @@ def main():
                     max_depth=depth, record=level, initial=args.initial).fit(X, y) for level in levels])
                 times = {level: t[0] for level, t in zip(levels, times)}
                 print("    record levels (CPU): " + ", ".join(f"{k} {v:.3f} s" for k, v in times.items()))
-        print(f"depth {depth}: median ratio {np.median(ratios[depth]):.2f} over the {len(ratios[depth])} sets both "
-              f"finished\n")
+        print(f"depth {depth}: median ratio {median(ratios[depth])} over the {len(ratios[depth])} sets both finished\n")
     every = [r for d in args.depth for r in ratios[d]]
-    print(f"all depths: median ratio {np.median(every):.2f} over {len(every)} runs")
+    print(f"all depths: median ratio {median(every)} over {len(every)} runs")
 
 
 if __name__ == "__main__":
