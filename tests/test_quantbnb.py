@@ -396,9 +396,9 @@ def test_registered_for_the_command_line():
     assert out["optimal"] and out["misclassifications"] == bf.continuous_optimum(data.X, data.y, 2).value
 
 
-@pytest.mark.parametrize("depth", [0, 1, 4, 2.5, True])
-def test_depth_other_than_2_or_3_is_a_clear_error(depth):
-    with pytest.raises(ValueError, match=r"'max_depth' parameter .* range \[2, 3\]"):
+@pytest.mark.parametrize("depth", [0, 1, 5, 2.5, True])
+def test_depth_other_than_2_3_or_4_is_a_clear_error(depth):
+    with pytest.raises(ValueError, match=r"'max_depth' parameter .* range \[2, 4\]"):
         QuantBnBClassifier(max_depth=depth).fit(np.eye(4), [0, 1, 0, 1])
 
 

@@ -448,7 +448,7 @@ def _drop_empty(node, X, rows):
 #: Quant-BnB's parameters, checked once by :meth:`TreeEstimator._check_params`.
 QUANTBNB_CONSTRAINTS = {
     **COMMON_CONSTRAINTS,
-    "max_depth": [Interval(Integral, 2, 3, closed="both")],
+    "max_depth": [Interval(Integral, 2, 4, closed="both")],
     "s": [Interval(Integral, 2, None, closed="left")],
     "lower_bound": [StrOptions(set(kernels.LB_NAMES))],
     "sprime_ratio": [Interval(Real, 0, None, closed="neither")],
@@ -460,8 +460,9 @@ QUANTBNB_CONSTRAINTS = {
 _QUANTBNB_PARAMETERS = """
     Parameters
     ----------
-    max_depth : {2, 3}, default=2
-        Depth of the tree (Appendix C recommends d <= 3).
+    max_depth : {2, 3, 4}, default=2
+        Depth of the tree (Appendix C recommends d <= 3; depth 4, classification only, is the depth-3 search
+        applied one level up: ``odtlab.solvers._quantbnb4``).
     s : int >= 2, default=3
         Quantile slices per refinement (the paper's s = 3).
     lower_bound : {"W0", "W1", "W2"}, default="W0"
@@ -496,6 +497,8 @@ class _QuantBnBParams(TreeEstimator):
                 raise ValueError("Quant-BnB minimises the unweighted training loss (eq. 1): sample_weight must be "
                                  "the same for every row (rows of weight 0 are left out)")
             X, y = X[keep], y[keep]
+        if self.max_depth == 4:
+            return _depth4_solver(self, X, y)
         return QuantBnBSolver(X, y, task=self._task, depth=int(self.max_depth), s=int(self.s),
                               lower_bound=self.lower_bound, sprime_ratio=self.sprime_ratio, keep_ties=self.keep_ties,
                               similarity=self.similarity, initial=self.initial,
@@ -507,8 +510,19 @@ class _QuantBnBParams(TreeEstimator):
         return Search(solver, record=record)
 
 
+def _depth4_solver(est, X, y):
+    """The depth-4 search (classification, ties pruned), or a clear error for what it does not do."""
+    from odtlab.solvers._quantbnb4 import QuantBnB4Solver
+    if est._task != "classification" or est.keep_ties:
+        raise ValueError("Quant-BnB at max_depth=4 solves classification with keep_ties=False only; "
+                         "use max_depth in {2, 3} for regression or keep_ties=True")
+    return QuantBnB4Solver(X, y, s=int(est.s), lower_bound=est.lower_bound, sprime_ratio=est.sprime_ratio,
+                           similarity=est.similarity, initial=est.initial, n_classes=len(est.classes_),
+                           feature_names=est._feature_names(), classes=est.classes_)
+
+
 class QuantBnBClassifier(TreeClassifierMixin, _QuantBnBParams):
-    __doc__ = f"""Optimal depth-2 or depth-3 classification tree on continuous features (0-1 loss), by Quant-BnB.
+    __doc__ = f"""Optimal depth-2, 3 or 4 classification tree on continuous features (0-1 loss), by Quant-BnB.
 {_QUANTBNB_PARAMETERS}
 {ATTRIBUTES_DOC}
     Examples
@@ -538,7 +552,7 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
 
 
 register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
-                    "Quant-BnB: optimal depth-2/3 classification trees on continuous features",
+                    "Quant-BnB: optimal depth-2/3/4 classification trees on continuous features",
                     variants=({"max_depth": 2}, {"max_depth": 3})))
 register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
                     "Quant-BnB: optimal depth-2/3 regression trees (squared error)",
