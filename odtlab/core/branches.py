@@ -54,21 +54,37 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   that one and frees the others for the next expansion with as many split actions.
 * ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
   one size linked through the Q of their first row.
-* ``CN`` (int64): counters, so the search resumes exactly between calls.
+* ``counters`` (int64, ``CN`` in the code): C_ITER, C_NODES ..., so the search resumes exactly between calls.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core import events as ev
 from odtlab.core._jit import COMPILED, intrinsic, njit, types
 from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
-# ---- parameters PA ---------------------------------------------------------------------------------------
-P_N, P_Q, P_K, P_LAM, P_DEN, P_MAXDEPTH, P_RULE, P_TIE, P_W, P_CMAX, P_EPI = range(11)
-N_PARAMS = 11
+# ---- the search's three groups: Params (read-only scalars), Data (read-only arrays), State (what it writes) ----
+Params = namedtuple("Params", "n q K lam den max_depth child_rule tie_break key_words cmax events_per_iteration")
+Params.__doc__ = """The search's options and sizes (int64 scalars): n rows, q features, K classes; ``lam`` the split
+penalty in units of 1 / (n * D), i.e. p * n for lambda = p / D, and ``den`` = D; ``max_depth`` (-1: none);
+``child_rule`` (RULE_*) and ``tie_break`` (TIE_*); ``key_words`` W of a branch key, ``cmax`` the largest C_i,
+and the records one iteration writes at most (:func:`events_per_iteration`)."""
+Data = namedtuple("Data", "Xt y BITS YB CAT RADIX WORD")
+Data.__doc__ = """The problem, read-only (:func:`prepare`): codes feature-major ``Xt`` (q x n, int32), class codes
+``y``, the row bitsets ``BITS[i, j]`` of X_i = j and ``YB[k]`` of class k, ``CAT`` = C_i per feature, and
+the key's ``RADIX`` / ``WORD`` per feature."""
+State = namedtuple("State", "counters ND NC KEYS TABLE OCC RC FREE")
+State.__doc__ = """Everything the search writes (see the module docstring for each array): ``counters`` (C_*), the memo
+``ND`` / ``NC`` / ``KEYS``, its hash table ``TABLE`` / ``OCC``, the split records ``RC`` and their free
+blocks ``FREE``. The driver grows ``ND``, ``NC``, ``KEYS``, ``RC`` and rebuilds ``TABLE`` / ``OCC``
+(``STATUS_GROW``); the search resumes exactly from it."""
 RULE_MIN_G, RULE_MIN_H, RULE_FIRST = 0, 1, 2
 TIE_PAPER, TIE_PROVEN = 0, 1
 
-# ---- counters CN -----------------------------------------------------------------------------------------
+ROOT = 0  # the memo node of the root Omega
+
+# ---- counters (State.counters) ---------------------------------------------------------------------------
 (C_ITER, C_EVALS, C_NODES, C_RECS, C_EXPANDED, C_LAZY, C_INIT, C_GROW, C_NEED_NODES,
  C_NEED_RECS) = range(10)
 N_COUNTERS = 10
@@ -505,16 +521,33 @@ def bitset_rows(RB, rows):
 
 
 @njit(inline="always")
-def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
-    """A new branch (Appendix D.2): store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
+def leaf_value(den, n_best):
+    """H(l) = n_{k*}(l) / n (Eq. 4), the value of the leaf action at l, in units of 1 / (n * D)."""
+    return den * n_best
+
+
+@njit(inline="always")
+def purification_bound(den, lam, n_l):
+    """The Purification Bound of a split of a branch with n(l) rows (Prop 4.2, Eq. 7): Q(l, a) = -lambda +
+    n(l) / n, the value of a split that makes every child pure, in units of 1 / (n * D). A branch not
+    expanded yet has R(l) = max{H(l), this} (Eq. 8); when H(l) reaches it (errors <= lambda * n) no split
+    can beat the leaf and l is settled at birth."""
+    return den * n_l - lam
+
+
+@njit(inline="always")
+def new_node(params, state, key, slot, depth, n_l, n_best, pred, has_actions):
+    """INITIALISE (Algorithm 1, lines 56-76): store a new branch in the memo with R = max{H, P - lambda}
+    (Prop 4.2, Eq. 8), complete at once when it cannot be split or the leaf wins."""
+    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     v = CN[C_NODES]
     CN[C_NODES] = v + 1
     CN[C_EVALS] += 1
     for w in range(key.shape[0]):
         KEYS[v, w] = key[w]
     insert(TABLE, OCC, slot, v, key)
-    h = PA[P_DEN] * n_best
-    bound = PA[P_DEN] * n_l - PA[P_LAM]
+    h = leaf_value(params.den, n_best)
+    bound = purification_bound(params.den, params.lam, n_l)
     ND[v, D_H] = h
     ND[v, D_G] = h
     ND[v, D_REC] = -1
@@ -540,22 +573,22 @@ def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pr
 
 
 @njit
-def init_root(y, PA, WORD, CN, ND, NC, KEYS, TABLE, OCC):
+def init_root(data, params, state):
     """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}."""
-    n = PA[P_N]
-    counts = np.zeros(PA[P_K], np.int64)
+    n = params.n
+    counts = np.zeros(params.K, np.int64)
     for r in range(n):
-        counts[y[r]] += 1
+        counts[data.y[r]] += 1
     pred = 0
     for k in range(counts.shape[0]):
         if counts[k] > counts[pred]:
             pred = k
-    key = np.zeros(PA[P_W], np.int64)
+    key = np.zeros(params.key_words, np.int64)
     for w in range(key.shape[0]):
-        KEYS[0, w] = 0
-    has_actions = PA[P_MAXDEPTH] != 0 and (WORD >= 0).any()
-    node, slot = lookup(TABLE, OCC, KEYS, key)
-    return new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, 0, n, counts[pred], pred, has_actions)
+        state.KEYS[0, w] = 0
+    has_actions = params.max_depth != 0 and (data.WORD >= 0).any()
+    node, slot = lookup(state.TABLE, state.OCC, state.KEYS, key)
+    return new_node(params, state, key, slot, 0, n, counts[pred], pred, has_actions)
 
 
 @njit(inline="always")
@@ -632,11 +665,13 @@ def release(ND, RC, FREE, v):
 
 
 @njit(inline="always")
-def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
+def link_parents(data, params, state, v, n_test, test_f, test_c, key):
     """Point the inline slot of branch v in every expanded parent (v minus one of its first ``n_test`` tests)
     to its memo node: the kernel re-points the slot in the parent Selection came through itself (the last
     test), without a lookup."""
-    W = PA[P_W]
+    RADIX, WORD = data.RADIX, data.WORD
+    ND, KEYS, TABLE, OCC, RC = state.ND, state.KEYS, state.TABLE, state.OCC, state.RC
+    W = params.key_words
     for t in range(n_test):
         f = test_f[t]
         for w in range(W):
@@ -651,76 +686,493 @@ def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, t
 
 
 # ------------------------------------------------------------------------------------------------------------
-# the kernel
+# the kernel: Algorithm 1 of Appendix E, one procedure per function
 # ------------------------------------------------------------------------------------------------------------
+
+Work = namedtuple("Work", "path test_f test_c key act used rows RB RBY pk cnt ccnt")
+Work.__doc__ = """Scratch arrays of one kernel call (not part of the resumable state): Selection's ``path`` of memo
+nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of step t), a branch ``key``; the
+split actions ``act`` of the selected branch (``used`` marks its tested features); Expansion's data
+extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows of class k, ``pk[k]`` their number)
+or a row list ``rows``, and the counts of one feature's categories, ``cnt[j]`` rows and ``ccnt[j * K + k]``
+of class k."""
+
+
+@njit
+def make_work(params, n_words):
+    """The scratch arrays of a kernel call (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
+    q, K, cmax = params.q, params.K, params.cmax
+    return Work(np.empty(q + 2, np.int64), np.empty(q + 1, np.int64), np.empty(q + 1, np.int64),
+                np.empty(params.key_words, np.int64), np.empty(q, np.int64), np.zeros(q, np.bool_),
+                np.empty(params.n, np.int64), np.empty(n_words, np.uint64), np.empty((K, n_words), np.uint64),
+                np.zeros(K, np.int64), np.zeros(cmax, np.int64), np.zeros(cmax * K, np.int64))
+
+
+@njit(inline="always")
+def split_actions(data, params, work, plen):
+    """The split actions A(l) minus the leaf action of the selected branch (Algorithm 1, line 26): every
+    feature with two or more categories that its ``plen`` tests do not use; none at ``max_depth``. Written
+    to ``work.act``; returns their number."""
+    n_act = 0
+    if params.max_depth < 0 or plen < params.max_depth:
+        used, act, test_f = work.used, work.act, work.test_f
+        for t in range(plen):
+            used[test_f[t]] = True
+        for i in range(params.q):
+            if data.WORD[i] >= 0 and not used[i]:
+                act[n_act] = i
+                n_act += 1
+        for t in range(plen):
+            used[test_f[t]] = False
+    return n_act
+
+
+@njit(inline="always")
+def needs_room(state, n_act):
+    """Before an expansion changes anything: does it need larger arrays (a memo node, ``n_act`` split records
+    past the free blocks)? If so, the sizes go to ``counters[C_GROW / C_NEED_*]`` for the driver."""
+    CN = state.counters
+    grow = 0
+    if CN[C_NODES] + 1 > state.ND.shape[0] or 2 * (CN[C_NODES] + 1) > state.TABLE.shape[0]:
+        grow |= GROW_NODES
+    fresh = n_act if state.FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
+    if CN[C_RECS] + fresh > state.RC.shape[0]:
+        grow |= GROW_RECS
+    if grow:
+        CN[C_GROW] = grow
+        CN[C_NEED_NODES] = CN[C_NODES] + 1
+        CN[C_NEED_RECS] = CN[C_RECS] + fresh
+    return grow != 0
+
+
+@njit(inline="always")
+def extract_rows(data, params, work, plen):
+    """The selected branch's rows as a bitset, the AND of its tests' row bitsets (Appendix D.2's data
+    extraction), with its rows of each class ``work.RBY[k]`` and their numbers ``work.pk[k]``."""
+    YB, BITS, RB, RBY, pk = data.YB, data.BITS, work.RB, work.RBY, work.pk
+    K = params.K
+    nw = YB.shape[1]
+    for w in range(nw):
+        RB[w] = YB[0, w]
+        for kk in range(1, K):
+            RB[w] |= YB[kk, w]
+    for t in range(plen):
+        for w in range(nw):
+            RB[w] &= BITS[work.test_f[t], work.test_c[t], w]
+    for kk in range(K):
+        pk[kk] = 0
+        for w in range(nw):
+            RBY[kk, w] = RB[w] & YB[kk, w]
+            pk[kk] += popcount(RBY[kk, w])
+
+
+@njit(inline="always")
+def memoise_selected(data, params, state, work, inline, v, plen):
+    """INITIALISE's ``memo.add`` (Algorithm 1, line 75) for a selected branch that was an inline child of
+    record ``inline`` (its parent v, its last test ``test_f / test_c[plen - 1]``): store it, point its slot
+    in v to it and link its other expanded parents. Returns its node."""
+    RC, test_f, test_c, key, pk = state.RC, work.test_f, work.test_c, work.key, work.pk
+    s = RC[inline, R_KIDS + test_c[plen - 1]]
+    pred = 0
+    for kk in range(1, params.K):
+        if pk[kk] > pk[pred]:
+            pred = kk
+    for w in range(params.key_words):
+        key[w] = state.KEYS[v, w]
+    f = test_f[plen - 1]
+    key[data.WORD[f]] += (test_c[plen - 1] + 1) * data.RADIX[f]
+    c, slot = lookup(state.TABLE, state.OCC, state.KEYS, key)
+    v = new_node(params, state, key, slot, plen, inline_n(RC, s), inline_best(RC, s), pred, True)
+    state.counters[C_EVALS] -= 1  # it was counted when its parent was expanded
+    work.path[plen] = v
+    RC[inline, R_KIDS + test_c[plen - 1]] = v * 4 + S_OPEN
+    link_parents(data, params, state, v, plen - 1, test_f, test_c, key)
+    return v
+
+
+@njit(inline="always")
+def count_categories(data, params, work, i, m, listed):
+    """Class counts of every category of feature i among the selected branch's m rows: ``work.cnt[j]`` and
+    ``work.ccnt[j * K + k]``. Popcounts of bitset intersections (the last category and the last class by
+    subtraction, V-early B.2) or one pass over the row list, whichever touches less memory. ``listed``: the
+    row list ``work.rows`` is built; returns it (updated)."""
+    BITS, K, nw = data.BITS, params.K, data.YB.shape[1]
+    RB, RBY, pk, cnt, ccnt = work.RB, work.RBY, work.pk, work.cnt, work.ccnt
+    c_i = data.CAT[i]
+    if (c_i - 1) * K * nw <= 3 * m:
+        for kk in range(K):
+            ccnt[(c_i - 1) * K + kk] = pk[kk]
+        cnt[c_i - 1] = m
+        for j in range(c_i - 1):
+            tot = 0
+            for w in range(nw):
+                tot += popcount(RB[w] & BITS[i, j, w])
+            cnt[j] = tot
+            cnt[c_i - 1] -= tot
+            for kk in range(K - 1):
+                s_jk = 0
+                for w in range(nw):
+                    s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
+                ccnt[j * K + kk] = s_jk
+                tot -= s_jk
+            ccnt[j * K + K - 1] = tot
+            for kk in range(K):
+                ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
+        return listed
+    if not listed:
+        bitset_rows(RB, work.rows)
+    for j in range(c_i):
+        cnt[j] = 0
+    for t in range(c_i * K):
+        ccnt[t] = 0
+    Xt, y, rows = data.Xt, data.y, work.rows
+    for t in range(m):
+        row = rows[t]
+        c = Xt[i, row]
+        cnt[c] += 1
+        ccnt[c * K + y[row]] += 1
+    return True
+
+
+@njit(inline="always")
+def report_init(params, state, events, k):
+    """Init, and Terminated when the root is complete at birth (level summary and full)."""
+    ND, scale = state.ND, 1.0 / (params.n * params.den)
+    flags = ND[ROOT, D_FLAGS]
+    k = emit_init(events, k, state.counters[C_ITER], root=ROOT, lam=params.lam * scale, n=params.n, q=params.q,
+                  K=params.K, R=ND[ROOT, D_R] * scale, G=ND[ROOT, D_G] * scale, H=ND[ROOT, D_H] * scale,
+                  P=state.NC[ROOT, I_N] * params.den * scale, state=flags)
+    if flags & F_COMPLETE:
+        k = report_terminated(params, state, events, k, state.counters[C_ITER])
+    return k
+
+
+@njit(inline="always")
+def report_terminated(params, state, events, k, it):
+    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+    return emit_terminated(events, k, it, node=ROOT, objective=ND[ROOT, D_R] * scale, root_R=ND[ROOT, D_R] * scale,
+                           root_G=ND[ROOT, D_G] * scale, iterations=CN[C_ITER], evaluations=CN[C_EVALS],
+                           memo_size=CN[C_NODES], expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[ROOT, D_BEST],
+                           optimal=1)
+
+
+@njit(inline="always")
+def report_select_step(data, params, state, events, k, it, v, r, j, previous):
+    """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
+    ND, NC, RC = state.ND, state.NC, state.RC
+    lam, den, scale = params.lam, params.den, 1.0 / (params.n * params.den)
+    i = rec_feature(RC, r)
+    s = RC[r, R_KIDS + j]
+    ru = runner_up(RC, r, ND[v, D_NACT], params.tie_break)
+    ru_q = np.nan
+    ru_f = -1.0
+    if ru >= 0:
+        ru_q = RC[ru, R_Q] * scale
+        ru_f = rec_feature(RC, ru) * 1.0
+    k = emit_select_step(events, k, it, depth=ND[v, D_DEPTH], node_id=v, previous=previous, chosen_feature=i,
+                         Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
+                         chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=params.child_rule,
+                         runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
+    for jj in range(data.CAT[i]):
+        sj = RC[r, R_KIDS + jj]
+        if sj & S_OPEN == 0:
+            continue
+        fl = CANDIDATE_CHOSEN if jj == j else 0
+        if sj & S_INLINE:
+            hj = leaf_value(den, inline_best(RC, sj))
+            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1, node_id=v, feature=i,
+                                      category=jj * 1.0, R=purification_bound(den, lam, inline_n(RC, sj)) * scale,
+                                      G=hj * scale, n_l=inline_n(RC, sj), n_best=inline_best(RC, sj), H=hj * scale,
+                                      state=fl)
+        else:
+            c = sj >> 2
+            if ND[c, D_FLAGS] & F_COMPLETE:
+                fl |= CANDIDATE_COMPLETE
+            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                      category=jj * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale,
+                                      n_l=NC[c, I_N], n_best=NC[c, I_NBEST], H=ND[c, D_H] * scale, state=fl)
+    return k
+
+
+@njit(inline="always")
+def report_iteration_start(params, state, events, k, it):
+    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+    R, G = ND[ROOT, D_R], ND[ROOT, D_G]
+    return emit_iteration_start(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
+                                evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale)
+
+
+@njit(inline="always")
+def report_iteration_end(params, state, events, k, it, flags):
+    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+    R, G = ND[ROOT, D_R], ND[ROOT, D_G]
+    return emit_iteration_end(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
+                              evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
+
+
+@njit(inline="always")
+def select(level, data, params, state, work, events, k, it):
+    """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
+    (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
+    Appendix D.2), until a branch that is not expanded or is complete. A child not in the memo yet ends
+    the descent (``inline``: the record holding its slot, else -1). Reads only. Returns
+    ``(k, v, plen, inline)``: ``work.path[:plen + 1]`` the memo nodes of the path, ``v`` the last,
+    ``work.test_f / test_c[:plen]`` its tests."""
+    ND, RC, path, test_f, test_c = state.ND, state.RC, work.path, work.test_f, work.test_c
+    v = ROOT
+    plen = 0
+    path[0] = ROOT
+    inline = -1
+    while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
+        r = ND[v, D_REC]
+        i = rec_feature(RC, r)
+        j = select_child(ND, RC, r, data.CAT[i], params.child_rule, params.den)
+        s = RC[r, R_KIDS + j]
+        if level >= LEVEL_FULL:
+            k = report_select_step(data, params, state, events, k, it, v, r, j, path[plen - 1] if plen > 0 else -1)
+        test_f[plen] = i  # the branch's tests are the steps of the path
+        test_c[plen] = j
+        plen += 1
+        if s & S_INLINE:
+            inline = r  # its category is test_c[plen - 1]
+            break
+        v = s >> 2
+        path[plen] = v
+    return k, v, plen, inline
+
+@njit(inline="always")
+def split(level, data, params, state, work, events, k, it, leaf, r, i, depth, child_actions):
+    """SPLIT (Algorithm 1, lines 77-96) of the selected branch ``leaf`` on feature i into split record r,
+    from the category counts of :func:`count_categories`: each child l_ij is a leaf for good (settled,
+    errors <= lambda * n, or without split actions: R = H), a branch not expanded yet (INITIALISE, lines
+    56-76: R = max{H, P - lambda}, :func:`purification_bound`) or a memo branch (its R). Q(l, i) = -lambda
+    + sum of the children's R (Eq. 5, line 88), done = the part from complete children (line 90); the
+    split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
+    ND, RC, CN, KEYS, key = state.ND, state.RC, state.counters, state.KEYS, work.key
+    K, lam, den = params.K, params.lam, params.den
+    cnt, ccnt = work.cnt, work.ccnt
+    scale = 1.0 / (params.n * den)
+    c_i = data.CAT[i]
+    wi = data.WORD[i]
+    q_sum = -lam
+    g_sum = -lam
+    done = 0
+    n_open = 0
+    depth_c = depth + 1
+    for j in range(c_i):
+        best_k = 0
+        for kk in range(1, K):
+            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
+                best_k = kk
+        n_best = ccnt[j * K + best_k]
+        h = leaf_value(den, n_best)
+        bound = purification_bound(den, lam, cnt[j])
+        settled = h >= bound
+        if settled or not child_actions:  # complete at birth: a leaf for good
+            CN[C_EVALS] += 1
+            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
+            q_sum += h
+            g_sum += h
+            done += h
+            if level >= LEVEL_FULL:
+                fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
+                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf, feature=i,
+                                         category=j * 1.0, R=h * scale, G=h * scale, n_l=cnt[j], n_best=n_best,
+                                         pred=best_k, H=h * scale, bound=bound * scale, state=fl)
+                k = emit_node_completed(events, k, it, depth=depth_c, node_id=-1, parent_id=leaf, best_feature=i,
+                                        category=j * 1.0, R=h * scale, G=h * scale,
+                                        reason=REASON_SETTLED if settled else REASON_NO_ACTIONS, state=fl)
+            continue
+        key[wi] = KEYS[leaf, wi] + (j + 1) * data.RADIX[i]
+        c, slot = lookup(state.TABLE, state.OCC, KEYS, key)
+        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
+            CN[C_EVALS] += 1
+            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
+            q_sum += bound
+            g_sum += h
+            n_open += 1
+            if level >= LEVEL_FULL:
+                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf, feature=i,
+                                         category=j * 1.0, R=bound * scale, G=h * scale, n_l=cnt[j],
+                                         n_best=n_best, pred=best_k, H=h * scale, bound=bound * scale, state=0)
+            continue
+        q_sum += ND[c, D_R]
+        g_sum += ND[c, D_G]
+        if ND[c, D_FLAGS] & F_COMPLETE:
+            done += ND[c, D_R]
+            RC[r, R_KIDS + j] = c * 4
+        else:
+            n_open += 1
+            RC[r, R_KIDS + j] = c * 4 + S_OPEN
+        if level >= LEVEL_FULL:
+            k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=c, parent_id=leaf, feature=i,
+                                     category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale, n_l=cnt[j],
+                                     n_best=n_best, pred=best_k, H=h * scale, bound=bound * scale,
+                                     state=ND[c, D_FLAGS] | F_MEMO_HIT)
+    key[wi] = KEYS[leaf, wi]
+    RC[r, R_Q] = q_sum
+    RC[r, R_DONE] = done
+    RC[r, R_META] = rec_meta(RC, i, n_open)
+    if g_sum > ND[leaf, D_G]:
+        ND[leaf, D_G] = g_sum
+        ND[leaf, D_BEST] = i
+    if level >= LEVEL_FULL:
+        k = emit_split_scored(events, k, it, depth=depth, node_id=leaf, feature=i, Q=q_sum * scale,
+                              R_before=ND[leaf, D_R] * scale, g=g_sum * scale, n_open=n_open, n_children=c_i,
+                              done=(done - lam) * scale, complete=n_open == 0)
+    return k
+
+@njit(inline="always")
+def expand(level, data, params, state, work, events, k, it, leaf, plen, n_act):
+    """EXPAND (Algorithm 1, lines 24-34) of the selected branch ``leaf`` (depth ``plen``, rows extracted by
+    :func:`extract_rows`): one SPLIT per split action into a block of ``n_act`` records, kept as a max-heap
+    on Q (the paper's queue); then R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when
+    the leaf wins or the top split has no open child (:func:`refresh`). Returns k."""
+    ND, RC, FREE, CN = state.ND, state.RC, state.FREE, state.counters
+    scale = 1.0 / (params.n * params.den)
+    r_before = ND[leaf, D_R]
+    child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
+    m = state.NC[leaf, I_N]
+    rec0 = FREE[n_act]
+    if rec0 >= 0:  # a free block of n_act rows (see release)
+        FREE[n_act] = RC[rec0, R_Q]
+    else:
+        rec0 = CN[C_RECS]
+        CN[C_RECS] = rec0 + n_act
+    for w in range(params.key_words):
+        work.key[w] = state.KEYS[leaf, w]
+    listed = False
+    for a in range(n_act):
+        listed = count_categories(data, params, work, work.act[a], m, listed)
+        k = split(level, data, params, state, work, events, k, it, leaf, rec0 + a, work.act[a], plen, child_actions)
+    for pos in range(n_act // 2 - 1, -1, -1):
+        sift_down(RC, rec0, n_act, pos, params.tie_break)
+    ND[leaf, D_REC] = rec0
+    ND[leaf, D_NACT] = n_act
+    ND[leaf, D_FLAGS] |= F_EXPANDED
+    CN[C_EXPANDED] += 1
+    reason = refresh(ND, state.NC, RC, leaf)
+    if level >= LEVEL_FULL:
+        k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
+                           best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
+                           reason=reason, incumbent_feature=ND[leaf, D_BEST], n_actions=n_act,
+                           R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
+        if reason != REASON_NONE:
+            k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
+                                    parent_id=work.path[plen - 1] if plen > 0 else -1,
+                                    best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
+                                    category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
+                                    reason=reason, state=ND[leaf, D_FLAGS])
+    if reason != REASON_NONE:
+        release(ND, RC, FREE, leaf)
+    return k
+
+@njit(inline="always")
+def backpropagate(level, data, params, state, work, events, k, it, plen):
+    """BACKPROPAGATE (Algorithm 1, lines 35-55) from the selected branch's parent up to the root: at each
+    branch on the path, recompute the Q of the split Selection followed (still the top of its heap) from
+    its children's R, moving the children completed since to the complete side (line 44, errata E2),
+    restore the heap and refresh R(l) and completeness (lines 48-53); G(l) improves with the split's
+    incumbent. Returns k."""
+    ND, RC, CAT = state.ND, state.RC, data.CAT
+    lam, den = params.lam, params.den
+    scale = 1.0 / (params.n * den)
+    path = work.path
+    for t in range(plen - 1, -1, -1):
+        v = path[t]
+        r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
+        q_before = RC[r, R_Q]
+        r_before = ND[v, D_R]
+        g_before = ND[v, D_G]
+        i = rec_feature(RC, r)
+        done = RC[r, R_DONE]
+        n_open = rec_open(RC, r)
+        q_sum = -lam + done
+        g_sum = -lam + done
+        removed = 0
+        for j in range(CAT[i]):
+            s = RC[r, R_KIDS + j]
+            if s & S_OPEN == 0:
+                continue
+            if s & S_INLINE:  # not expanded yet
+                q_sum += purification_bound(den, lam, inline_n(RC, s))
+                g_sum += leaf_value(den, inline_best(RC, s))
+                continue
+            c = s >> 2
+            if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
+                done += ND[c, D_R]
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_R]
+                RC[r, R_KIDS + j] = c * 4
+                n_open -= 1
+                removed += 1
+                if level >= LEVEL_FULL:
+                    k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                          category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+            else:
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_G]
+        RC[r, R_DONE] = done
+        RC[r, R_META] = rec_meta(RC, i, n_open)
+        RC[r, R_Q] = q_sum
+        if g_sum > ND[v, D_G]:
+            ND[v, D_G] = g_sum
+            ND[v, D_BEST] = i
+        sift_down(RC, r, ND[v, D_NACT], 0, params.tie_break)
+        reason = refresh(ND, state.NC, RC, v)
+        if level >= LEVEL_FULL:
+            fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
+            if reason != REASON_NONE:
+                fl |= CHANGE_COMPLETE
+            if ND[v, D_G] > g_before:
+                fl |= CHANGE_G
+            k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
+                                   Q_after=q_sum * scale, R_after=ND[v, D_R] * scale, G_after=ND[v, D_G] * scale,
+                                   n_removed=removed, top_feature=rec_feature(RC, r), reason=reason,
+                                   Q_before=q_before * scale, R_before=r_before * scale, changes=fl)
+            if reason != REASON_NONE:
+                k = emit_node_completed(events, k, it, depth=t, node_id=v, parent_id=path[t - 1] if t > 0 else -1,
+                                        best_feature=rec_feature(RC, r) if reason == REASON_SPLIT else -1,
+                                        category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
+                                        reason=reason, state=ND[v, D_FLAGS])
+        if reason != REASON_NONE:
+            release(ND, RC, state.FREE, v)
+    return k
+
 
 def make_kernel(level):
     """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
 
-    ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
-    max_iterations) -> (n_events, status)`` runs at most ``max_iterations`` iterations of Selection,
-    Expansion and Backpropagation (Section 4.2, Appendix D.2). ``Xt`` holds the codes feature-major (q x n),
-    ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
-    changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
-    selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
+    ``kernel(data, params, state, events, max_iterations) -> (n_events, status)`` (:class:`Data`,
+    :class:`Params`, :class:`State`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
+    4-12): :func:`select`, then :func:`expand` unless the selected branch is already complete (lazy
+    completion), then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
+    anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the selected branch
+    needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls again.
 
-    The helpers an iteration calls (lookup, select_child, find_record, new_node, link_parents, refresh,
-    sift_down, release) are inlined (``inline="always"``): a call of a compiled function passes its arrays
-    with atomic reference-count updates, about a tenth of the time of a one-hot search (monk1-f).
+    The procedures take ``level`` first: each kernel passes its own, a compile-time constant, so the event
+    code of a higher level folds away. They and the helpers they call are inlined (``inline="always"``): a
+    call of a compiled function passes its arrays with atomic reference-count updates, about a tenth of the
+    time of a one-hot search (monk1-f). (They are module functions rather than closures over ``level``: a
+    kernel that calls a closure's dispatcher is never found in numba's disk cache.)
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
-    IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``CN[C_ITER]`` is k once it is
-    over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
+    IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
+    is over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
     """
 
     @njit
-    def kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
-               max_iterations):
-        n = PA[P_N]
-        q = PA[P_Q]
-        K = PA[P_K]
-        lam = PA[P_LAM]
-        den = PA[P_DEN]
-        maxdepth = PA[P_MAXDEPTH]
-        rule = PA[P_RULE]
-        tie = PA[P_TIE]
-        W = PA[P_W]
-        cmax = PA[P_CMAX]
-        epi = PA[P_EPI]
-        scale = 1.0 / (n * den)
-        root = 0
+    def kernel(data, params, state, events, max_iterations):
+        CN, ND, epi = state.counters, state.ND, params.events_per_iteration
         k = 0
-
         if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
             if k + epi > events.shape[0]:
                 return k, STATUS_BUFFER
             CN[C_INIT] = 1
-            flags = ND[root, D_FLAGS]
-            k = emit_init(events, k, CN[C_ITER], root=root, lam=lam * scale, n=n, q=q, K=K,
-                          R=ND[root, D_R] * scale, G=ND[root, D_G] * scale, H=ND[root, D_H] * scale,
-                          P=NC[root, I_N] * den * scale, state=flags)
-            if flags & F_COMPLETE:
-                k = emit_terminated(events, k, CN[C_ITER], node=root, objective=ND[root, D_R] * scale,
-                                    root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
-                                    iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
-                                    expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
-        if ND[root, D_FLAGS] & F_COMPLETE:
+            k = report_init(params, state, events, k)
+        if ND[ROOT, D_FLAGS] & F_COMPLETE:
             return k, STATUS_DONE
-
-        path = np.empty(q + 2, np.int64)
-        key = np.empty(W, np.int64)
-        test_f = np.empty(q + 1, np.int64)
-        test_c = np.empty(q + 1, np.int64)
-        act = np.empty(q, np.int64)
-        rows = np.empty(n, np.int64)
-        cnt = np.zeros(cmax, np.int64)
-        ccnt = np.zeros(cmax * K, np.int64)
-        used = np.zeros(q, np.bool_)
-        nw = YB.shape[1]
-        RB = np.empty(nw, np.uint64)
-        RBY = np.empty((K, nw), np.uint64)
-        pk = np.zeros(K, np.int64)
-
+        work = make_work(params, data.YB.shape[1])
         done_it = 0
         while done_it < max_iterations:
             if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
@@ -728,349 +1180,37 @@ def make_kernel(level):
             k_start = k
             it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
             if level >= LEVEL_FULL:
-                k = emit_iteration_start(events, k, it, node=root, root_R=ND[root, D_R] * scale,
-                                         root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES],
-                                         evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED],
-                                         gap=(ND[root, D_R] - ND[root, D_G]) * scale)
-
-            # ---- Selection (reads only): follow each branch's best split, which is its first record ----
-            v = root
-            plen = 0
-            path[0] = root
-            inline = -1  # slot of the selected child when it is not in the memo yet
-            while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
-                r = ND[v, D_REC]
-                i = rec_feature(RC, r)
-                j = select_child(ND, RC, r, CAT[i], rule, den)
-                s = RC[r, R_KIDS + j]
-                if level >= LEVEL_FULL:
-                    ru = runner_up(RC, r, ND[v, D_NACT], tie)
-                    ru_q = np.nan
-                    ru_f = -1.0
-                    if ru >= 0:
-                        ru_q = RC[ru, R_Q] * scale
-                        ru_f = rec_feature(RC, ru) * 1.0
-                    k = emit_select_step(events, k, it, depth=ND[v, D_DEPTH], node_id=v,
-                                         previous=path[plen - 1] if plen > 0 else -1, chosen_feature=i,
-                                         Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
-                                         chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=rule,
-                                         runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
-                    for jj in range(CAT[i]):
-                        sj = RC[r, R_KIDS + jj]
-                        if sj & S_OPEN == 0:
-                            continue
-                        fl = CANDIDATE_CHOSEN if jj == j else 0
-                        if sj & S_INLINE:
-                            hj = den * inline_best(RC, sj)
-                            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1,
-                                                      node_id=v, feature=i, category=jj * 1.0,
-                                                      R=(den * inline_n(RC, sj) - lam) * scale, G=hj * scale,
-                                                      n_l=inline_n(RC, sj), n_best=inline_best(RC, sj),
-                                                      H=hj * scale, state=fl)
-                        else:
-                            c = sj >> 2
-                            if ND[c, D_FLAGS] & F_COMPLETE:
-                                fl |= CANDIDATE_COMPLETE
-                            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
-                                                      feature=i, category=jj * 1.0, R=ND[c, D_R] * scale,
-                                                      G=ND[c, D_G] * scale, n_l=NC[c, I_N], n_best=NC[c, I_NBEST],
-                                                      H=ND[c, D_H] * scale, state=fl)
-                test_f[plen] = i  # the branch's tests are the steps of the path
-                test_c[plen] = j
-                plen += 1
-                if s & S_INLINE:
-                    inline = r  # the record holding it; its category is test_c[plen - 1]
-                    break
-                v = s >> 2
-                path[plen] = v
-            lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0
-
-            # ---- room for the expansion (nothing changed yet) ----
+                k = report_iteration_start(params, state, events, k, it)
+            k, v, plen, inline = select(level, data, params, state, work, events, k, it)
+            lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
             n_act = 0
             if not lazy:
-                if maxdepth < 0 or plen < maxdepth:
-                    for t in range(plen):
-                        used[test_f[t]] = True
-                    for i in range(q):
-                        if WORD[i] >= 0 and not used[i]:
-                            act[n_act] = i
-                            n_act += 1
-                    for t in range(plen):
-                        used[test_f[t]] = False
-                grow = 0
-                if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
-                    grow |= GROW_NODES
-                fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
-                if CN[C_RECS] + fresh > RC.shape[0]:
-                    grow |= GROW_RECS
-                if grow:
-                    CN[C_GROW] = grow
-                    CN[C_NEED_NODES] = CN[C_NODES] + 1
-                    CN[C_NEED_RECS] = CN[C_RECS] + fresh
+                n_act = split_actions(data, params, work, plen)
+                if needs_room(state, n_act):  # nothing changed yet
                     return k_start, STATUS_GROW
-
-            # ---- Expansion ----
-            if not lazy:
-                # the branch's rows as a bitset, the AND of its tests (Appendix D.2's data extraction)
-                for w in range(nw):
-                    RB[w] = YB[0, w]
-                    for kk in range(1, K):
-                        RB[w] |= YB[kk, w]
-                for t in range(plen):
-                    for w in range(nw):
-                        RB[w] &= BITS[test_f[t], test_c[t], w]
-                for kk in range(K):  # class counts of the branch; RBY[k]: its rows of class k
-                    pk[kk] = 0
-                    for w in range(nw):
-                        RBY[kk, w] = RB[w] & YB[kk, w]
-                        pk[kk] += popcount(RBY[kk, w])
-                if inline >= 0:  # store the selected branch in the memo and link its expanded parents
-                    s = RC[inline, R_KIDS + test_c[plen - 1]]
-                    pred = 0
-                    for kk in range(1, K):
-                        if pk[kk] > pk[pred]:
-                            pred = kk
-                    for w in range(W):
-                        key[w] = KEYS[v, w]
-                    key[WORD[test_f[plen - 1]]] += (test_c[plen - 1] + 1) * RADIX[test_f[plen - 1]]
-                    c, slot = lookup(TABLE, OCC, KEYS, key)
-                    v = new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, plen, inline_n(RC, s), inline_best(RC, s),
-                                 pred, True)
-                    CN[C_EVALS] -= 1  # it was counted when its parent was expanded
-                    path[plen] = v
-                    RC[inline, R_KIDS + test_c[plen - 1]] = v * 4 + S_OPEN
-                    link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
-            leaf = v
+                extract_rows(data, params, work, plen)
+                if inline >= 0:
+                    v = memoise_selected(data, params, state, work, inline, v, plen)
             if level >= LEVEL_FULL:
-                k = emit_selection(events, k, it, depth=ND[leaf, D_DEPTH], leaf_id=leaf,
-                                   previous=path[plen - 1] if plen > 0 else -1,
-                                   feature=test_f[plen - 1] if plen > 0 else -1, R=ND[leaf, D_R] * scale,
-                                   G=ND[leaf, D_G] * scale, path_length=plen + 1, n_actions=n_act,
-                                   H=ND[leaf, D_H] * scale, leaf_complete=lazy)
+                scale = 1.0 / (params.n * params.den)
+                k = emit_selection(events, k, it, depth=ND[v, D_DEPTH], leaf_id=v,
+                                   previous=work.path[plen - 1] if plen > 0 else -1,
+                                   feature=work.test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
+                                   G=ND[v, D_G] * scale, path_length=plen + 1, n_actions=n_act,
+                                   H=ND[v, D_H] * scale, leaf_complete=lazy)
             if lazy:
                 CN[C_LAZY] += 1
             else:
-                r_before = ND[leaf, D_R]
-                depth_c = plen + 1
-                child_actions = n_act > 1 and (maxdepth < 0 or depth_c < maxdepth)
-                m = NC[leaf, I_N]
-                listed = False
-                rec0 = FREE[n_act]
-                if rec0 >= 0:  # a free block of n_act rows (see release)
-                    FREE[n_act] = RC[rec0, R_Q]
-                else:
-                    rec0 = CN[C_RECS]
-                    CN[C_RECS] = rec0 + n_act
-                for w in range(W):
-                    key[w] = KEYS[leaf, w]
-                for a in range(n_act):
-                    i = act[a]
-                    c_i = CAT[i]
-                    r = rec0 + a
-                    wi = WORD[i]
-                    # class counts of every category of feature i: popcounts of bitset intersections
-                    # (the last category and the last class by subtraction, V-early B.2) or one pass over
-                    # the row list, whichever touches less memory
-                    if (c_i - 1) * K * nw <= 3 * m:
-                        for kk in range(K):
-                            ccnt[(c_i - 1) * K + kk] = pk[kk]
-                        cnt[c_i - 1] = m
-                        for j in range(c_i - 1):
-                            tot = 0
-                            for w in range(nw):
-                                tot += popcount(RB[w] & BITS[i, j, w])
-                            cnt[j] = tot
-                            cnt[c_i - 1] -= tot
-                            for kk in range(K - 1):
-                                s_jk = 0
-                                for w in range(nw):
-                                    s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
-                                ccnt[j * K + kk] = s_jk
-                                tot -= s_jk
-                            ccnt[j * K + K - 1] = tot
-                            for kk in range(K):
-                                ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
-                    else:
-                        if not listed:
-                            bitset_rows(RB, rows)
-                            listed = True
-                        for j in range(c_i):
-                            cnt[j] = 0
-                        for t in range(c_i * K):
-                            ccnt[t] = 0
-                        for t in range(m):
-                            row = rows[t]
-                            c = Xt[i, row]
-                            cnt[c] += 1
-                            ccnt[c * K + y[row]] += 1
-                    q_sum = -lam
-                    g_sum = -lam
-                    done = 0
-                    n_open = 0
-                    for j in range(c_i):
-                        best_k = 0
-                        for kk in range(1, K):
-                            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
-                                best_k = kk
-                        n_best = ccnt[j * K + best_k]
-                        h = den * n_best
-                        bound = den * cnt[j] - lam
-                        settled = h >= bound
-                        if settled or not child_actions:  # complete at birth: a leaf for good
-                            CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
-                            q_sum += h
-                            g_sum += h
-                            done += h
-                            if level >= LEVEL_FULL:
-                                fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
-                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
-                                                         feature=i, category=j * 1.0, R=h * scale, G=h * scale,
-                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
-                                                         bound=bound * scale, state=fl)
-                                k = emit_node_completed(events, k, it, depth=depth_c, node_id=-1, parent_id=leaf,
-                                                        best_feature=i, category=j * 1.0, R=h * scale, G=h * scale,
-                                                        reason=REASON_SETTLED if settled else REASON_NO_ACTIONS,
-                                                        state=fl)
-                            continue
-                        key[wi] = KEYS[leaf, wi] + (j + 1) * RADIX[i]
-                        c, slot = lookup(TABLE, OCC, KEYS, key)
-                        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
-                            CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
-                            q_sum += bound
-                            g_sum += h
-                            n_open += 1
-                            if level >= LEVEL_FULL:
-                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
-                                                         feature=i, category=j * 1.0, R=bound * scale, G=h * scale,
-                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
-                                                         bound=bound * scale, state=0)
-                            continue
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_G]
-                        if ND[c, D_FLAGS] & F_COMPLETE:
-                            done += ND[c, D_R]
-                            RC[r, R_KIDS + j] = c * 4
-                        else:
-                            n_open += 1
-                            RC[r, R_KIDS + j] = c * 4 + S_OPEN
-                        if level >= LEVEL_FULL:
-                            k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=c, parent_id=leaf,
-                                                     feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
-                                                     G=ND[c, D_G] * scale, n_l=cnt[j], n_best=n_best, pred=best_k,
-                                                     H=h * scale, bound=bound * scale,
-                                                     state=ND[c, D_FLAGS] | F_MEMO_HIT)
-                    key[wi] = KEYS[leaf, wi]
-                    RC[r, R_Q] = q_sum
-                    RC[r, R_DONE] = done
-                    RC[r, R_META] = rec_meta(RC, i, n_open)
-                    if g_sum > ND[leaf, D_G]:
-                        ND[leaf, D_G] = g_sum
-                        ND[leaf, D_BEST] = i
-                    if level >= LEVEL_FULL:
-                        k = emit_split_scored(events, k, it, depth=plen, node_id=leaf, feature=i, Q=q_sum * scale,
-                                              R_before=r_before * scale, g=g_sum * scale, n_open=n_open,
-                                              n_children=c_i, done=(done - lam) * scale, complete=n_open == 0)
-                for pos in range(n_act // 2 - 1, -1, -1):
-                    sift_down(RC, rec0, n_act, pos, tie)
-                ND[leaf, D_REC] = rec0
-                ND[leaf, D_NACT] = n_act
-                ND[leaf, D_FLAGS] |= F_EXPANDED
-                CN[C_EXPANDED] += 1
-                reason = refresh(ND, NC, RC, leaf)
-                if level >= LEVEL_FULL:
-                    k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
-                                       best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale,
-                                       G=ND[leaf, D_G] * scale, reason=reason, incumbent_feature=ND[leaf, D_BEST],
-                                       n_actions=n_act, R_before=r_before * scale, H=ND[leaf, D_H] * scale,
-                                       state=ND[leaf, D_FLAGS])
-                    if reason != REASON_NONE:
-                        k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
-                                                parent_id=path[plen - 1] if plen > 0 else -1,
-                                                best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
-                                                category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
-                                                reason=reason, state=ND[leaf, D_FLAGS])
-                if reason != REASON_NONE:
-                    release(ND, RC, FREE, leaf)
-
-            # ---- Backpropagation, from the selected branch's parent up to the root ----
-            for t in range(plen - 1, -1, -1):
-                v = path[t]
-                r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
-                q_before = RC[r, R_Q]
-                r_before = ND[v, D_R]
-                g_before = ND[v, D_G]
-                i = rec_feature(RC, r)
-                done = RC[r, R_DONE]
-                n_open = rec_open(RC, r)
-                q_sum = -lam + done
-                g_sum = -lam + done
-                removed = 0
-                for j in range(CAT[i]):
-                    s = RC[r, R_KIDS + j]
-                    if s & S_OPEN == 0:
-                        continue
-                    if s & S_INLINE:  # not expanded yet
-                        q_sum += den * inline_n(RC, s) - lam
-                        g_sum += den * inline_best(RC, s)
-                        continue
-                    c = s >> 2
-                    if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
-                        done += ND[c, D_R]
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_R]
-                        RC[r, R_KIDS + j] = c * 4
-                        n_open -= 1
-                        removed += 1
-                        if level >= LEVEL_FULL:
-                            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
-                                                  feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
-                                                  G=ND[c, D_G] * scale)
-                    else:
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_G]
-                RC[r, R_DONE] = done
-                RC[r, R_META] = rec_meta(RC, i, n_open)
-                RC[r, R_Q] = q_sum
-                if g_sum > ND[v, D_G]:
-                    ND[v, D_G] = g_sum
-                    ND[v, D_BEST] = i
-                sift_down(RC, r, ND[v, D_NACT], 0, tie)
-                reason = refresh(ND, NC, RC, v)
-                if level >= LEVEL_FULL:
-                    fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
-                    if reason != REASON_NONE:
-                        fl |= CHANGE_COMPLETE
-                    if ND[v, D_G] > g_before:
-                        fl |= CHANGE_G
-                    k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
-                                           Q_after=q_sum * scale, R_after=ND[v, D_R] * scale,
-                                           G_after=ND[v, D_G] * scale, n_removed=removed,
-                                           top_feature=rec_feature(RC, r), reason=reason, Q_before=q_before * scale,
-                                           R_before=r_before * scale, changes=fl)
-                    if reason != REASON_NONE:
-                        k = emit_node_completed(events, k, it, depth=t, node_id=v,
-                                                parent_id=path[t - 1] if t > 0 else -1,
-                                                best_feature=rec_feature(RC, r) if reason == REASON_SPLIT else -1,
-                                                category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
-                                                reason=reason, state=ND[v, D_FLAGS])
-                if reason != REASON_NONE:
-                    release(ND, RC, FREE, v)
-
+                k = expand(level, data, params, state, work, events, k, it, v, plen, n_act)
+            k = backpropagate(level, data, params, state, work, events, k, it, plen)
             CN[C_ITER] = it
             done_it += 1
-            finished = (ND[root, D_FLAGS] & F_COMPLETE) != 0
+            finished = (ND[ROOT, D_FLAGS] & F_COMPLETE) != 0
             if level >= LEVEL_SUMMARY:
-                k = emit_iteration_end(events, k, it, node=root, root_R=ND[root, D_R] * scale,
-                                       root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES], evaluations=CN[C_EVALS],
-                                       expanded=CN[C_EXPANDED], gap=(ND[root, D_R] - ND[root, D_G]) * scale,
-                                       state=(END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
+                k = report_iteration_end(params, state, events, k, it,
+                                         (END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
                 if finished:
-                    k = emit_terminated(events, k, it, node=root, objective=ND[root, D_R] * scale,
-                                        root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
-                                        iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
-                                        expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
+                    k = report_terminated(params, state, events, k, it)
             if finished:
                 return k, STATUS_DONE
         return k, STATUS_BUDGET
@@ -1079,11 +1219,11 @@ def make_kernel(level):
 
 
 @njit
-def incumbent_tree(ND, RC, CAT, den, lam):
-    """The incumbent tree: from the root, follow every branch's best-G split; a leaf-optimal,
-    never-improved or non-memo branch is a leaf. Returns (value, feature, first, n_children) in
-    breadth-first order (children of node t are first[t] .. first[t] + n_children[t] - 1; feature -1 for a
-    leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
+def infer_incumbent(ND, RC, CAT, den, lam):
+    """INFER_INCUMBENT (INFER, Algorithm 1, lines 97-113, on the incumbent): from the root, follow every
+    branch's best-G split; a leaf-optimal, never-improved or non-memo branch is a leaf. Returns (value,
+    feature, first, n_children) in breadth-first order (children of node t are first[t] .. first[t] +
+    n_children[t] - 1; feature -1 for a leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
     cap = 64
     code = np.empty(cap, RC.dtype)  # the slot code of each tree node (the root: node 0), RC's layout
     feature = np.empty(cap, np.int64)
@@ -1135,7 +1275,7 @@ def _grow_copy(a, cap):
 
 @njit
 def node_counts(Xt, y, feature, first, K):
-    """Class counts of the training rows reaching each node of a tree in :func:`incumbent_tree`'s form
+    """Class counts of the training rows reaching each node of a tree in :func:`infer_incumbent`'s form
     (as float64, what :meth:`odtlab.tree.Tree.set_node_values` takes): each row is routed from the root."""
     counts = np.zeros((feature.shape[0], K), np.float64)
     for r in range(y.shape[0]):
