@@ -65,11 +65,14 @@ from odtlab.core._jit import COMPILED, intrinsic, njit, types
 from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
 # ---- the search's three groups: Params (read-only scalars), Data (read-only arrays), State (what it writes) ----
-Params = namedtuple("Params", "n q K lam den max_depth child_rule tie_break key_words cmax events_per_iteration")
+Params = namedtuple("Params", "n q K lam den max_depth child_rule tie_break key_words cmax events_per_iteration "
+                   "scale")
 Params.__doc__ = """The search's options and sizes (int64 scalars): n rows, q features, K classes; ``lam`` the split
 penalty in units of 1 / (n * D), i.e. p * n for lambda = p / D, and ``den`` = D; ``max_depth`` (-1: none);
 ``child_rule`` (RULE_*) and ``tie_break`` (TIE_*); ``key_words`` W of a branch key, ``cmax`` the largest C_i,
-and the records one iteration writes at most (:func:`events_per_iteration`)."""
+the records one iteration writes at most (:func:`events_per_iteration`); ``scale`` = 1 / (n * D), the value
+of one unit (float), computed once: a division in the loop would add a ZeroDivisionError path, whose
+reference-count decrements numba's pruning cannot remove."""
 Data = namedtuple("Data", "Xt y BITS YB CAT RADIX WORD")
 Data.__doc__ = """The problem, read-only (:func:`prepare`): codes feature-major ``Xt`` (q x n, int32), class codes
 ``y``, the row bitsets ``BITS[i, j]`` of X_i = j and ``YB[k]`` of class k, ``CAT`` = C_i per feature, and
@@ -506,6 +509,49 @@ else:
         return _ctpop(x)
 
 
+def _borrowed_python(group):
+    """The plain-Python :func:`borrowed`: the group itself."""
+    return group
+
+
+@intrinsic
+def _borrowed(typingctx, group):
+    """The arrays of ``group`` (an array or a tuple of arrays and scalars) without their reference count
+    (meminfo and parent NULL): numba's increments and decrements of such an array are a NULL test, not an
+    atomic operation. Only for arrays that outlive the call, such as a kernel's arguments."""
+    if not isinstance(group, (types.Array, types.BaseTuple)):
+        return None
+
+    def borrow(context, builder, ty, value):
+        if not isinstance(ty, types.Array):
+            return value
+        ary = context.make_array(ty)(context, builder, value=value)
+        ary.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        ary.parent = context.get_constant_null(types.pyobject)
+        return ary._getvalue()
+
+    def codegen(context, builder, signature, args):
+        ty, value = signature.args[0], args[0]
+        if isinstance(ty, types.Array):
+            return borrow(context, builder, ty, value)
+        for i, t in enumerate(ty.types):
+            value = builder.insert_value(value, borrow(context, builder, t, builder.extract_value(value, i)), i)
+        return value
+
+    return group(group), codegen
+
+
+if not COMPILED:
+    borrowed = _borrowed_python
+else:
+    @njit(inline="always")
+    def borrowed(group):
+        """``group``'s arrays borrowed for the duration of a kernel call (:func:`_borrowed`): the kernel unpacks
+        its groups through it, so that handing arrays to the inlined procedures costs no atomic
+        reference-count updates."""
+        return _borrowed(group)
+
+
 @njit
 def bitset_rows(RB, rows):
     """Write the indices of the set bits of the bitset RB into ``rows``; return their number."""
@@ -536,10 +582,9 @@ def purification_bound(den, lam, n_l):
 
 
 @njit(inline="always")
-def new_node(params, state, key, slot, depth, n_l, n_best, pred, has_actions):
+def new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
     """INITIALISE (Algorithm 1, lines 56-76): store a new branch in the memo with R = max{H, P - lambda}
     (Prop 4.2, Eq. 8), complete at once when it cannot be split or the leaf wins."""
-    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     v = CN[C_NODES]
     CN[C_NODES] = v + 1
     CN[C_EVALS] += 1
@@ -584,11 +629,12 @@ def init_root(data, params, state):
         if counts[k] > counts[pred]:
             pred = k
     key = np.zeros(params.key_words, np.int64)
+    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     for w in range(key.shape[0]):
-        state.KEYS[0, w] = 0
+        KEYS[0, w] = 0
     has_actions = params.max_depth != 0 and (data.WORD >= 0).any()
-    node, slot = lookup(state.TABLE, state.OCC, state.KEYS, key)
-    return new_node(params, state, key, slot, 0, n, counts[pred], pred, has_actions)
+    node, slot = lookup(TABLE, OCC, KEYS, key)
+    return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, 0, n, counts[pred], pred, has_actions)
 
 
 @njit(inline="always")
@@ -665,16 +711,13 @@ def release(ND, RC, FREE, v):
 
 
 @njit(inline="always")
-def link_parents(data, params, state, v, n_test, test_f, test_c, key):
+def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
     """Point the inline slot of branch v in every expanded parent (v minus one of its first ``n_test`` tests)
     to its memo node: the kernel re-points the slot in the parent Selection came through itself (the last
     test), without a lookup."""
-    RADIX, WORD = data.RADIX, data.WORD
-    ND, KEYS, TABLE, OCC, RC = state.ND, state.KEYS, state.TABLE, state.OCC, state.RC
-    W = params.key_words
     for t in range(n_test):
         f = test_f[t]
-        for w in range(W):
+        for w in range(key.shape[0]):
             key[w] = KEYS[v, w]
         key[WORD[f]] -= (test_c[t] + 1) * RADIX[f]
         p, slot = lookup(TABLE, OCC, KEYS, key)
@@ -688,19 +731,28 @@ def link_parents(data, params, state, v, n_test, test_f, test_c, key):
 # ------------------------------------------------------------------------------------------------------------
 # the kernel: Algorithm 1 of Appendix E, one procedure per function
 # ------------------------------------------------------------------------------------------------------------
+# The kernel unpacks its groups once per call (:func:`borrowed`) and hands each procedure the arrays it
+# touches. numba increments and decrements the reference count of every array an inlined function receives
+# (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size:
+# with counted arrays, a third of the time of tic-tac-toe-o went to these atomic operations.
 
 Work = namedtuple("Work", "path test_f test_c key act used rows RB RBY pk cnt ccnt")
-Work.__doc__ = """Scratch arrays of one kernel call (not part of the resumable state): Selection's ``path`` of memo
+Work.__doc__ = """Scratch arrays of the kernel (not part of the resumable state; the solver makes them once): Selection's ``path`` of memo
 nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of step t), a branch ``key``; the
 split actions ``act`` of the selected branch (``used`` marks its tested features); Expansion's data
 extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows of class k, ``pk[k]`` their number)
 or a row list ``rows``, and the counts of one feature's categories, ``cnt[j]`` rows and ``ccnt[j * K + k]``
 of class k."""
 
+Split = namedtuple("Split", "leaf depth feature categories word radix record child_actions")
+Split.__doc__ = """The scalars of one SPLIT(l, a) call (:func:`split`): the branch ``leaf`` (memo node) at ``depth``,
+the action's ``feature`` i with C_i ``categories`` and its key ``word`` / ``radix``, the split ``record``
+row it fills, and whether the children have split actions left (``child_actions``)."""
+
 
 @njit
 def make_work(params, n_words):
-    """The scratch arrays of a kernel call (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
+    """The kernel's scratch arrays (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
     q, K, cmax = params.q, params.K, params.cmax
     return Work(np.empty(q + 2, np.int64), np.empty(q + 1, np.int64), np.empty(q + 1, np.int64),
                 np.empty(params.key_words, np.int64), np.empty(q, np.int64), np.zeros(q, np.bool_),
@@ -709,17 +761,16 @@ def make_work(params, n_words):
 
 
 @njit(inline="always")
-def split_actions(data, params, work, plen):
+def split_actions(params, WORD, used, act, test_f, plen):
     """The split actions A(l) minus the leaf action of the selected branch (Algorithm 1, line 26): every
-    feature with two or more categories that its ``plen`` tests do not use; none at ``max_depth``. Written
-    to ``work.act``; returns their number."""
+    feature with two or more categories that its ``plen`` tests ``test_f`` do not use; none at
+    ``max_depth``. Written to ``act``; returns their number."""
     n_act = 0
     if params.max_depth < 0 or plen < params.max_depth:
-        used, act, test_f = work.used, work.act, work.test_f
         for t in range(plen):
             used[test_f[t]] = True
         for i in range(params.q):
-            if data.WORD[i] >= 0 and not used[i]:
+            if WORD[i] >= 0 and not used[i]:
                 act[n_act] = i
                 n_act += 1
         for t in range(plen):
@@ -728,15 +779,14 @@ def split_actions(data, params, work, plen):
 
 
 @njit(inline="always")
-def needs_room(state, n_act):
+def needs_room(CN, ND, TABLE, RC, FREE, n_act):
     """Before an expansion changes anything: does it need larger arrays (a memo node, ``n_act`` split records
-    past the free blocks)? If so, the sizes go to ``counters[C_GROW / C_NEED_*]`` for the driver."""
-    CN = state.counters
+    past the free blocks)? If so, the sizes go to ``CN[C_GROW / C_NEED_*]`` for the driver."""
     grow = 0
-    if CN[C_NODES] + 1 > state.ND.shape[0] or 2 * (CN[C_NODES] + 1) > state.TABLE.shape[0]:
+    if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
         grow |= GROW_NODES
-    fresh = n_act if state.FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
-    if CN[C_RECS] + fresh > state.RC.shape[0]:
+    fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
+    if CN[C_RECS] + fresh > RC.shape[0]:
         grow |= GROW_RECS
     if grow:
         CN[C_GROW] = grow
@@ -746,19 +796,17 @@ def needs_room(state, n_act):
 
 
 @njit(inline="always")
-def extract_rows(data, params, work, plen):
-    """The selected branch's rows as a bitset, the AND of its tests' row bitsets (Appendix D.2's data
-    extraction), with its rows of each class ``work.RBY[k]`` and their numbers ``work.pk[k]``."""
-    YB, BITS, RB, RBY, pk = data.YB, data.BITS, work.RB, work.RBY, work.pk
-    K = params.K
-    nw = YB.shape[1]
+def extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen):
+    """The selected branch's rows as a bitset ``RB``, the AND of its ``plen`` tests' row bitsets (Appendix
+    D.2's data extraction), with its rows of each class ``RBY[k]`` and their numbers ``pk[k]``."""
+    K, nw = YB.shape[0], YB.shape[1]
     for w in range(nw):
         RB[w] = YB[0, w]
         for kk in range(1, K):
             RB[w] |= YB[kk, w]
     for t in range(plen):
         for w in range(nw):
-            RB[w] &= BITS[work.test_f[t], work.test_c[t], w]
+            RB[w] &= BITS[test_f[t], test_c[t], w]
     for kk in range(K):
         pk[kk] = 0
         for w in range(nw):
@@ -767,89 +815,87 @@ def extract_rows(data, params, work, plen):
 
 
 @njit(inline="always")
-def memoise_selected(data, params, state, work, inline, v, plen):
-    """INITIALISE's ``memo.add`` (Algorithm 1, line 75) for a selected branch that was an inline child of
-    record ``inline`` (its parent v, its last test ``test_f / test_c[plen - 1]``): store it, point its slot
-    in v to it and link its other expanded parents. Returns its node."""
-    RC, test_f, test_c, key, pk = state.RC, work.test_f, work.test_c, work.key, work.pk
-    s = RC[inline, R_KIDS + test_c[plen - 1]]
+def child_key(KEYS, key, v, word, radix, c):
+    """The key of branch v's child of category c on a feature with key ``word`` and ``radix``, into ``key``."""
+    for w in range(key.shape[0]):
+        key[w] = KEYS[v, w]
+    key[word] += (c + 1) * radix
+
+
+@njit(inline="always")
+def memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, depth):
+    """INITIALISE's ``memo.add`` (Algorithm 1, line 75) for a selected branch with ``key`` at ``depth`` that
+    was the inline child of category c of split record ``inline``: store it (its class counts ``pk``) and
+    point its slot to it. Returns its node."""
+    s = RC[inline, R_KIDS + c]
     pred = 0
     for kk in range(1, params.K):
         if pk[kk] > pk[pred]:
             pred = kk
-    for w in range(params.key_words):
-        key[w] = state.KEYS[v, w]
-    f = test_f[plen - 1]
-    key[data.WORD[f]] += (test_c[plen - 1] + 1) * data.RADIX[f]
-    c, slot = lookup(state.TABLE, state.OCC, state.KEYS, key)
-    v = new_node(params, state, key, slot, plen, inline_n(RC, s), inline_best(RC, s), pred, True)
-    state.counters[C_EVALS] -= 1  # it was counted when its parent was expanded
-    work.path[plen] = v
-    RC[inline, R_KIDS + test_c[plen - 1]] = v * 4 + S_OPEN
-    link_parents(data, params, state, v, plen - 1, test_f, test_c, key)
+    found, slot = lookup(TABLE, OCC, KEYS, key)
+    v = new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, inline_n(RC, s), inline_best(RC, s), pred,
+                 True)
+    CN[C_EVALS] -= 1  # it was counted when its parent was expanded
+    RC[inline, R_KIDS + c] = v * 4 + S_OPEN
     return v
 
 
 @njit(inline="always")
-def count_categories(data, params, work, i, m, listed):
-    """Class counts of every category of feature i among the selected branch's m rows: ``work.cnt[j]`` and
-    ``work.ccnt[j * K + k]``. Popcounts of bitset intersections (the last category and the last class by
-    subtraction, V-early B.2) or one pass over the row list, whichever touches less memory. ``listed``: the
-    row list ``work.rows`` is built; returns it (updated)."""
-    BITS, K, nw = data.BITS, params.K, data.YB.shape[1]
-    RB, RBY, pk, cnt, ccnt = work.RB, work.RBY, work.pk, work.cnt, work.ccnt
-    c_i = data.CAT[i]
-    if (c_i - 1) * K * nw <= 3 * m:
-        for kk in range(K):
-            ccnt[(c_i - 1) * K + kk] = pk[kk]
-        cnt[c_i - 1] = m
-        for j in range(c_i - 1):
-            tot = 0
+def count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, c_i, m):
+    """Class counts of every category of feature i among the selected branch's m rows (``cnt[j]``,
+    ``ccnt[j * K + k]``) by popcounts of bitset intersections, the last category and the last class by
+    subtraction (V-early B.2)."""
+    K, nw = RBY.shape[0], RB.shape[0]
+    for kk in range(K):
+        ccnt[(c_i - 1) * K + kk] = pk[kk]
+    cnt[c_i - 1] = m
+    for j in range(c_i - 1):
+        tot = 0
+        for w in range(nw):
+            tot += popcount(RB[w] & BITS[i, j, w])
+        cnt[j] = tot
+        cnt[c_i - 1] -= tot
+        for kk in range(K - 1):
+            s_jk = 0
             for w in range(nw):
-                tot += popcount(RB[w] & BITS[i, j, w])
-            cnt[j] = tot
-            cnt[c_i - 1] -= tot
-            for kk in range(K - 1):
-                s_jk = 0
-                for w in range(nw):
-                    s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
-                ccnt[j * K + kk] = s_jk
-                tot -= s_jk
-            ccnt[j * K + K - 1] = tot
-            for kk in range(K):
-                ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
-        return listed
-    if not listed:
-        bitset_rows(RB, work.rows)
+                s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
+            ccnt[j * K + kk] = s_jk
+            tot -= s_jk
+        ccnt[j * K + K - 1] = tot
+        for kk in range(K):
+            ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
+
+
+@njit(inline="always")
+def count_by_rows(Xt, y, rows, cnt, ccnt, i, c_i, K, m):
+    """The same counts by one pass over the branch's row list ``rows[:m]`` (:func:`bitset_rows`)."""
     for j in range(c_i):
         cnt[j] = 0
     for t in range(c_i * K):
         ccnt[t] = 0
-    Xt, y, rows = data.Xt, data.y, work.rows
     for t in range(m):
         row = rows[t]
         c = Xt[i, row]
         cnt[c] += 1
         ccnt[c * K + y[row]] += 1
-    return True
 
 
 @njit(inline="always")
 def report_init(params, state, events, k):
     """Init, and Terminated when the root is complete at birth (level summary and full)."""
-    ND, scale = state.ND, 1.0 / (params.n * params.den)
+    ND, scale = state.ND, params.scale
     flags = ND[ROOT, D_FLAGS]
     k = emit_init(events, k, state.counters[C_ITER], root=ROOT, lam=params.lam * scale, n=params.n, q=params.q,
                   K=params.K, R=ND[ROOT, D_R] * scale, G=ND[ROOT, D_G] * scale, H=ND[ROOT, D_H] * scale,
                   P=state.NC[ROOT, I_N] * params.den * scale, state=flags)
     if flags & F_COMPLETE:
-        k = report_terminated(params, state, events, k, state.counters[C_ITER])
+        k = report_terminated(params, ND, state.counters, events, k, state.counters[C_ITER])
     return k
 
 
 @njit(inline="always")
-def report_terminated(params, state, events, k, it):
-    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+def report_terminated(params, ND, CN, events, k, it):
+    scale = params.scale
     return emit_terminated(events, k, it, node=ROOT, objective=ND[ROOT, D_R] * scale, root_R=ND[ROOT, D_R] * scale,
                            root_G=ND[ROOT, D_G] * scale, iterations=CN[C_ITER], evaluations=CN[C_EVALS],
                            memo_size=CN[C_NODES], expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[ROOT, D_BEST],
@@ -857,10 +903,9 @@ def report_terminated(params, state, events, k, it):
 
 
 @njit(inline="always")
-def report_select_step(data, params, state, events, k, it, v, r, j, previous):
+def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous):
     """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
-    ND, NC, RC = state.ND, state.NC, state.RC
-    lam, den, scale = params.lam, params.den, 1.0 / (params.n * params.den)
+    lam, den, scale = params.lam, params.den, params.scale
     i = rec_feature(RC, r)
     s = RC[r, R_KIDS + j]
     ru = runner_up(RC, r, ND[v, D_NACT], params.tie_break)
@@ -873,7 +918,7 @@ def report_select_step(data, params, state, events, k, it, v, r, j, previous):
                          Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
                          chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=params.child_rule,
                          runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
-    for jj in range(data.CAT[i]):
+    for jj in range(CAT[i]):
         sj = RC[r, R_KIDS + jj]
         if sj & S_OPEN == 0:
             continue
@@ -895,30 +940,29 @@ def report_select_step(data, params, state, events, k, it, v, r, j, previous):
 
 
 @njit(inline="always")
-def report_iteration_start(params, state, events, k, it):
-    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+def report_iteration_start(params, ND, CN, events, k, it):
+    scale = params.scale
     R, G = ND[ROOT, D_R], ND[ROOT, D_G]
     return emit_iteration_start(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
                                 evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale)
 
 
 @njit(inline="always")
-def report_iteration_end(params, state, events, k, it, flags):
-    ND, CN, scale = state.ND, state.counters, 1.0 / (params.n * params.den)
+def report_iteration_end(params, ND, CN, events, k, it, flags):
+    scale = params.scale
     R, G = ND[ROOT, D_R], ND[ROOT, D_G]
     return emit_iteration_end(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
                               evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
 
 
 @njit(inline="always")
-def select(level, data, params, state, work, events, k, it):
+def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
     """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
     (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
     Appendix D.2), until a branch that is not expanded or is complete. A child not in the memo yet ends
     the descent (``inline``: the record holding its slot, else -1). Reads only. Returns
-    ``(k, v, plen, inline)``: ``work.path[:plen + 1]`` the memo nodes of the path, ``v`` the last,
-    ``work.test_f / test_c[:plen]`` its tests."""
-    ND, RC, path, test_f, test_c = state.ND, state.RC, work.path, work.test_f, work.test_c
+    ``(k, v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of the path, ``v`` the last,
+    ``test_f / test_c[:plen]`` its tests."""
     v = ROOT
     plen = 0
     path[0] = ROOT
@@ -926,10 +970,10 @@ def select(level, data, params, state, work, events, k, it):
     while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
         r = ND[v, D_REC]
         i = rec_feature(RC, r)
-        j = select_child(ND, RC, r, data.CAT[i], params.child_rule, params.den)
+        j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
         s = RC[r, R_KIDS + j]
         if level >= LEVEL_FULL:
-            k = report_select_step(data, params, state, events, k, it, v, r, j, path[plen - 1] if plen > 0 else -1)
+            k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, path[plen - 1] if plen > 0 else -1)
         test_f[plen] = i  # the branch's tests are the steps of the path
         test_c[plen] = j
         plen += 1
@@ -940,26 +984,37 @@ def select(level, data, params, state, work, events, k, it):
         path[plen] = v
     return k, v, plen, inline
 
+
 @njit(inline="always")
-def split(level, data, params, state, work, events, k, it, leaf, r, i, depth, child_actions):
-    """SPLIT (Algorithm 1, lines 77-96) of the selected branch ``leaf`` on feature i into split record r,
-    from the category counts of :func:`count_categories`: each child l_ij is a leaf for good (settled,
-    errors <= lambda * n, or without split actions: R = H), a branch not expanded yet (INITIALISE, lines
-    56-76: R = max{H, P - lambda}, :func:`purification_bound`) or a memo branch (its R). Q(l, i) = -lambda
-    + sum of the children's R (Eq. 5, line 88), done = the part from complete children (line 90); the
-    split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
-    ND, RC, CN, KEYS, key = state.ND, state.RC, state.counters, state.KEYS, work.key
+def take_records(CN, RC, FREE, n_act):
+    """The first row of a block of ``n_act`` split records for an expansion: a free block of that size (see
+    :func:`release`), else fresh rows past ``CN[C_RECS]``."""
+    rec0 = FREE[n_act]
+    if rec0 >= 0:
+        FREE[n_act] = RC[rec0, R_Q]
+    else:
+        rec0 = CN[C_RECS]
+        CN[C_RECS] = rec0 + n_act
+    return rec0
+
+
+@njit(inline="always")
+def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it, sp):
+    """SPLIT (Algorithm 1, lines 77-96) of the selected branch ``sp.leaf`` on feature ``sp.feature`` into
+    split record ``sp.record`` (:class:`Split`), from the category counts ``cnt`` / ``ccnt``
+    (:func:`count_by_bitsets`): each child l_ij is a leaf for good (settled, errors <= lambda * n, or without
+    split actions: R = H), a branch not expanded yet (INITIALISE, lines 56-76: R = max{H, P - lambda},
+    :func:`purification_bound`) or a memo branch (its R), found by its key (``key`` holds the leaf's).
+    Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
+    (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
     K, lam, den = params.K, params.lam, params.den
-    cnt, ccnt = work.cnt, work.ccnt
-    scale = 1.0 / (params.n * den)
-    c_i = data.CAT[i]
-    wi = data.WORD[i]
+    scale = params.scale
+    leaf, i, r, wi, depth_c = sp.leaf, sp.feature, sp.record, sp.word, sp.depth + 1
     q_sum = -lam
     g_sum = -lam
     done = 0
     n_open = 0
-    depth_c = depth + 1
-    for j in range(c_i):
+    for j in range(sp.categories):
         best_k = 0
         for kk in range(1, K):
             if ccnt[j * K + kk] > ccnt[j * K + best_k]:
@@ -968,7 +1023,7 @@ def split(level, data, params, state, work, events, k, it, leaf, r, i, depth, ch
         h = leaf_value(den, n_best)
         bound = purification_bound(den, lam, cnt[j])
         settled = h >= bound
-        if settled or not child_actions:  # complete at birth: a leaf for good
+        if settled or not sp.child_actions:  # complete at birth: a leaf for good
             CN[C_EVALS] += 1
             RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
             q_sum += h
@@ -983,8 +1038,8 @@ def split(level, data, params, state, work, events, k, it, leaf, r, i, depth, ch
                                         category=j * 1.0, R=h * scale, G=h * scale,
                                         reason=REASON_SETTLED if settled else REASON_NO_ACTIONS, state=fl)
             continue
-        key[wi] = KEYS[leaf, wi] + (j + 1) * data.RADIX[i]
-        c, slot = lookup(state.TABLE, state.OCC, KEYS, key)
+        key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
+        c, slot = lookup(TABLE, OCC, KEYS, key)
         if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
             CN[C_EVALS] += 1
             RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
@@ -1017,41 +1072,28 @@ def split(level, data, params, state, work, events, k, it, leaf, r, i, depth, ch
         ND[leaf, D_G] = g_sum
         ND[leaf, D_BEST] = i
     if level >= LEVEL_FULL:
-        k = emit_split_scored(events, k, it, depth=depth, node_id=leaf, feature=i, Q=q_sum * scale,
-                              R_before=ND[leaf, D_R] * scale, g=g_sum * scale, n_open=n_open, n_children=c_i,
-                              done=(done - lam) * scale, complete=n_open == 0)
+        k = emit_split_scored(events, k, it, depth=sp.depth, node_id=leaf, feature=i, Q=q_sum * scale,
+                              R_before=ND[leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
+                              n_children=sp.categories, done=(done - lam) * scale, complete=n_open == 0)
     return k
 
+
 @njit(inline="always")
-def expand(level, data, params, state, work, events, k, it, leaf, plen, n_act):
-    """EXPAND (Algorithm 1, lines 24-34) of the selected branch ``leaf`` (depth ``plen``, rows extracted by
-    :func:`extract_rows`): one SPLIT per split action into a block of ``n_act`` records, kept as a max-heap
-    on Q (the paper's queue); then R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when
-    the leaf wins or the top split has no open child (:func:`refresh`). Returns k."""
-    ND, RC, FREE, CN = state.ND, state.RC, state.FREE, state.counters
-    scale = 1.0 / (params.n * params.den)
+def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0, n_act):
+    """The end of EXPAND (Algorithm 1, lines 24-34) of the selected branch ``leaf``, after one SPLIT per split
+    action into the ``n_act`` records from ``rec0``: they become a max-heap on Q (the paper's queue); then
+    R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when the leaf wins or the top split
+    has no open child (:func:`refresh`). ``path`` names l's parent in events. Returns k."""
+    scale = params.scale
     r_before = ND[leaf, D_R]
-    child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
-    m = state.NC[leaf, I_N]
-    rec0 = FREE[n_act]
-    if rec0 >= 0:  # a free block of n_act rows (see release)
-        FREE[n_act] = RC[rec0, R_Q]
-    else:
-        rec0 = CN[C_RECS]
-        CN[C_RECS] = rec0 + n_act
-    for w in range(params.key_words):
-        work.key[w] = state.KEYS[leaf, w]
-    listed = False
-    for a in range(n_act):
-        listed = count_categories(data, params, work, work.act[a], m, listed)
-        k = split(level, data, params, state, work, events, k, it, leaf, rec0 + a, work.act[a], plen, child_actions)
+    plen = ND[leaf, D_DEPTH]
     for pos in range(n_act // 2 - 1, -1, -1):
         sift_down(RC, rec0, n_act, pos, params.tie_break)
     ND[leaf, D_REC] = rec0
     ND[leaf, D_NACT] = n_act
     ND[leaf, D_FLAGS] |= F_EXPANDED
     CN[C_EXPANDED] += 1
-    reason = refresh(ND, state.NC, RC, leaf)
+    reason = refresh(ND, NC, RC, leaf)
     if level >= LEVEL_FULL:
         k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
                            best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
@@ -1059,7 +1101,7 @@ def expand(level, data, params, state, work, events, k, it, leaf, plen, n_act):
                            R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
         if reason != REASON_NONE:
             k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
-                                    parent_id=work.path[plen - 1] if plen > 0 else -1,
+                                    parent_id=path[plen - 1] if plen > 0 else -1,
                                     best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
                                     category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
                                     reason=reason, state=ND[leaf, D_FLAGS])
@@ -1067,17 +1109,16 @@ def expand(level, data, params, state, work, events, k, it, leaf, plen, n_act):
         release(ND, RC, FREE, leaf)
     return k
 
+
 @njit(inline="always")
-def backpropagate(level, data, params, state, work, events, k, it, plen):
+def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen):
     """BACKPROPAGATE (Algorithm 1, lines 35-55) from the selected branch's parent up to the root: at each
     branch on the path, recompute the Q of the split Selection followed (still the top of its heap) from
     its children's R, moving the children completed since to the complete side (line 44, errata E2),
     restore the heap and refresh R(l) and completeness (lines 48-53); G(l) improves with the split's
     incumbent. Returns k."""
-    ND, RC, CAT = state.ND, state.RC, data.CAT
     lam, den = params.lam, params.den
-    scale = 1.0 / (params.n * den)
-    path = work.path
+    scale = params.scale
     for t in range(plen - 1, -1, -1):
         v = path[t]
         r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
@@ -1119,7 +1160,7 @@ def backpropagate(level, data, params, state, work, events, k, it, plen):
             ND[v, D_G] = g_sum
             ND[v, D_BEST] = i
         sift_down(RC, r, ND[v, D_NACT], 0, params.tie_break)
-        reason = refresh(ND, state.NC, RC, v)
+        reason = refresh(ND, NC, RC, v)
         if level >= LEVEL_FULL:
             fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
             if reason != REASON_NONE:
@@ -1136,25 +1177,27 @@ def backpropagate(level, data, params, state, work, events, k, it, plen):
                                         category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
                                         reason=reason, state=ND[v, D_FLAGS])
         if reason != REASON_NONE:
-            release(ND, RC, state.FREE, v)
+            release(ND, RC, FREE, v)
     return k
 
 
 def make_kernel(level):
     """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
 
-    ``kernel(data, params, state, events, max_iterations) -> (n_events, status)`` (:class:`Data`,
-    :class:`Params`, :class:`State`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
-    4-12): :func:`select`, then :func:`expand` unless the selected branch is already complete (lazy
-    completion), then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
-    anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the selected branch
-    needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls again.
+    ``kernel(data, params, state, work, events, max_iterations) -> (n_events, status)`` (:class:`Data`,
+    :class:`Params`, :class:`State`, scratch :class:`Work` from :func:`make_work`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
+    4-12): :func:`select`, then, unless the selected branch is already complete (lazy completion), its
+    expansion: :func:`split` on every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count
+    the children first) and :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before
+    an iteration changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion
+    of the selected branch needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls
+    again.
 
     The procedures take ``level`` first: each kernel passes its own, a compile-time constant, so the event
-    code of a higher level folds away. They and the helpers they call are inlined (``inline="always"``): a
-    call of a compiled function passes its arrays with atomic reference-count updates, about a tenth of the
-    time of a one-hot search (monk1-f). (They are module functions rather than closures over ``level``: a
-    kernel that calls a closure's dispatcher is never found in numba's disk cache.)
+    code of a higher level folds away. They and the helpers they call are inlined (``inline="always"``) and
+    take arrays, never a group; the kernel unpacks its groups through :func:`borrowed`, so that no array
+    handed to them costs an atomic reference-count update. (They are module functions rather than closures over
+    ``level``: a kernel that calls a closure's dispatcher is never found in numba's disk cache.)
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
@@ -1162,8 +1205,12 @@ def make_kernel(level):
     """
 
     @njit
-    def kernel(data, params, state, events, max_iterations):
-        CN, ND, epi = state.counters, state.ND, params.events_per_iteration
+    def kernel(data, params, state, work, events, max_iterations):
+        Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
+        CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
+        path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = borrowed(work)
+        events = borrowed(events)
+        epi, K, nw = params.events_per_iteration, params.K, RB.shape[0]
         k = 0
         if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
             if k + epi > events.shape[0]:
@@ -1172,7 +1219,6 @@ def make_kernel(level):
             k = report_init(params, state, events, k)
         if ND[ROOT, D_FLAGS] & F_COMPLETE:
             return k, STATUS_DONE
-        work = make_work(params, data.YB.shape[1])
         done_it = 0
         while done_it < max_iterations:
             if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
@@ -1180,37 +1226,58 @@ def make_kernel(level):
             k_start = k
             it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
             if level >= LEVEL_FULL:
-                k = report_iteration_start(params, state, events, k, it)
-            k, v, plen, inline = select(level, data, params, state, work, events, k, it)
+                k = report_iteration_start(params, ND, CN, events, k, it)
+            k, v, plen, inline = select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it)
             lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
             n_act = 0
             if not lazy:
-                n_act = split_actions(data, params, work, plen)
-                if needs_room(state, n_act):  # nothing changed yet
+                n_act = split_actions(params, WORD, used, act, test_f, plen)
+                if needs_room(CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
                     return k_start, STATUS_GROW
-                extract_rows(data, params, work, plen)
+                extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen)
                 if inline >= 0:
-                    v = memoise_selected(data, params, state, work, inline, v, plen)
+                    f, c = test_f[plen - 1], test_c[plen - 1]
+                    child_key(KEYS, key, v, WORD[f], RADIX[f], c)
+                    v = memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, plen)
+                    path[plen] = v
+                    link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
             if level >= LEVEL_FULL:
-                scale = 1.0 / (params.n * params.den)
+                scale = params.scale
                 k = emit_selection(events, k, it, depth=ND[v, D_DEPTH], leaf_id=v,
-                                   previous=work.path[plen - 1] if plen > 0 else -1,
-                                   feature=work.test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
+                                   previous=path[plen - 1] if plen > 0 else -1,
+                                   feature=test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
                                    G=ND[v, D_G] * scale, path_length=plen + 1, n_actions=n_act,
                                    H=ND[v, D_H] * scale, leaf_complete=lazy)
             if lazy:
                 CN[C_LAZY] += 1
-            else:
-                k = expand(level, data, params, state, work, events, k, it, v, plen, n_act)
-            k = backpropagate(level, data, params, state, work, events, k, it, plen)
+            else:  # EXPAND (lines 24-34): SPLIT on every split action (lines 25-27), then the queue and R(l)
+                m = NC[v, I_N]
+                child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
+                rec0 = take_records(CN, RC, FREE, n_act)
+                for w in range(key.shape[0]):
+                    key[w] = KEYS[v, w]
+                listed = False
+                for a in range(n_act):
+                    i = act[a]
+                    if (CAT[i] - 1) * K * nw <= 3 * m:  # whichever touches less memory
+                        count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, CAT[i], m)
+                    else:
+                        if not listed:
+                            bitset_rows(RB, rows)
+                            listed = True
+                        count_by_rows(Xt, y, rows, cnt, ccnt, i, CAT[i], K, m)
+                    k = split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it,
+                              Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions))
+                k = expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, v, rec0, n_act)
+            k = backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen)
             CN[C_ITER] = it
             done_it += 1
             finished = (ND[ROOT, D_FLAGS] & F_COMPLETE) != 0
             if level >= LEVEL_SUMMARY:
-                k = report_iteration_end(params, state, events, k, it,
+                k = report_iteration_end(params, ND, CN, events, k, it,
                                          (END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
                 if finished:
-                    k = report_terminated(params, state, events, k, it)
+                    k = report_terminated(params, ND, CN, events, k, it)
             if finished:
                 return k, STATUS_DONE
         return k, STATUS_BUDGET

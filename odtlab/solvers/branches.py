@@ -170,7 +170,7 @@ class BranchesSolver(Solver):
         cmax = BITS.shape[1]
         self.data = kernels.Data(Xt, y32, BITS, YB, C.copy(), RADIX, WORD)
         self.params = kernels.Params(n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break],
-                                     int(W), int(cmax), int(epi))
+                                     int(W), int(cmax), int(epi), 1.0 / (n * den))
         cap = max(int(capacity), 2)
         dtype = kernels.state_dtype(n, den, q, cmax)  # int32 where every field fits: half the bytes
         table = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
@@ -185,6 +185,7 @@ class BranchesSolver(Solver):
             RC=memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype),
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.data, self.params, self.state)
+        self._work = None  # the kernel's scratch arrays (kernels.Work), made at its first call
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
         self._note_incumbent()
@@ -194,7 +195,9 @@ class BranchesSolver(Solver):
         return branches_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        k, status = kernel(self.data, self.params, self.state, events, max_iterations)
+        if self._work is None:  # the kernel's scratch arrays, made once
+            self._work = kernels.make_work(self.params, self.data.YB.shape[1])
+        k, status = kernel(self.data, self.params, self.state, self._work, events, max_iterations)
         self._note_incumbent()
         return int(k), int(status)
 
