@@ -2,6 +2,7 @@
 search contract (bounds, incumbent, resume), the events, and bad input."""
 from fractions import Fraction
 import pickle
+import sys
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from odtlab import datasets, memory
 from odtlab.bruteforce import branches_optimum
 from odtlab.core import branches as kernels
 from odtlab.core import bruteforce as oracle_kernels
+from odtlab.core._jit import njit
 from odtlab.search import Search
 from odtlab.solvers import make_estimator
 from odtlab.solvers.branches import BranchesClassifier, BranchesSolver
@@ -136,6 +138,26 @@ def test_arrays_grow_from_a_tiny_capacity():
     b = run(d.X, d.y, 0.01, n_categories=d.n_categories)[2]
     assert a.objective == b.objective == pytest.approx(0.9)
     assert a.stats["iterations"] == b.stats["iterations"] and small.state.ND.shape[0] > 2
+
+
+@njit
+def _write_through_borrowed(group, value):
+    a, b = kernels.borrowed(group)
+    a[0] = value
+    b[1] = value + 1
+    return a.sum() + b.sum()
+
+
+def test_borrowed_arrays_write_to_their_owners_and_leave_their_counts_alone():
+    """The kernel unpacks its groups through ``kernels.borrowed`` (arrays without a reference count): a
+    write through a borrowed array reaches the owner's memory, and the owner's reference count is the same
+    after the call (nothing freed or leaked)."""
+    a, b = np.zeros(3, np.int64), np.zeros(2, np.float64)
+    counts = sys.getrefcount(a), sys.getrefcount(b)
+    for value in (7, 9):
+        assert _write_through_borrowed((a, b), value) == 2 * value + 1
+        assert a[0] == value and b[1] == value + 1
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == counts
 
 
 def test_state_type_follows_what_fits_and_int64_gives_the_same_search(monkeypatch):

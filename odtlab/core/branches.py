@@ -509,11 +509,6 @@ else:
         return _ctpop(x)
 
 
-def _borrowed_python(group):
-    """The plain-Python :func:`borrowed`: the group itself."""
-    return group
-
-
 @intrinsic
 def _borrowed(typingctx, group):
     """The arrays of ``group`` (an array or a tuple of arrays and scalars) without their reference count
@@ -541,8 +536,10 @@ def _borrowed(typingctx, group):
     return group(group), codegen
 
 
-if not COMPILED:
-    borrowed = _borrowed_python
+if not COMPILED:  # no numba, or the coverage run: nothing is reference-counted
+    def borrowed(group):
+        """The group itself."""
+        return group
 else:
     @njit(inline="always")
     def borrowed(group):
@@ -733,8 +730,8 @@ def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_
 # ------------------------------------------------------------------------------------------------------------
 # The kernel unpacks its groups once per call (:func:`borrowed`) and hands each procedure the arrays it
 # touches. numba increments and decrements the reference count of every array an inlined function receives
-# (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size:
-# with counted arrays, a third of the time of tic-tac-toe-o went to these atomic operations.
+# (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size
+# (perf put a fifth of a monk2-f run's samples in NRT_incref / NRT_decref before the arrays were borrowed).
 
 Work = namedtuple("Work", "path test_f test_c key act used rows RB RBY pk cnt ccnt")
 Work.__doc__ = """Scratch arrays of the kernel (not part of the resumable state; the solver makes them once): Selection's ``path`` of memo
@@ -940,6 +937,17 @@ def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous
 
 
 @njit(inline="always")
+def report_completed(params, ND, RC, events, k, it, v, depth, parent, reason):
+    """NodeCompleted of memo branch v at ``depth`` (``parent`` on the path, -1 for the root) for ``reason``
+    (REASON_*); a branch completed by its best split names that split's feature (its top record)."""
+    scale = params.scale
+    return emit_node_completed(events, k, it, depth=depth, node_id=v, parent_id=parent,
+                               best_feature=rec_feature(RC, ND[v, D_REC]) if reason == REASON_SPLIT else -1,
+                               category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale, reason=reason,
+                               state=ND[v, D_FLAGS])
+
+
+@njit(inline="always")
 def report_iteration_start(params, ND, CN, events, k, it):
     scale = params.scale
     R, G = ND[ROOT, D_R], ND[ROOT, D_G]
@@ -1100,11 +1108,8 @@ def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0,
                            reason=reason, incumbent_feature=ND[leaf, D_BEST], n_actions=n_act,
                            R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
         if reason != REASON_NONE:
-            k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
-                                    parent_id=path[plen - 1] if plen > 0 else -1,
-                                    best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
-                                    category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
-                                    reason=reason, state=ND[leaf, D_FLAGS])
+            k = report_completed(params, ND, RC, events, k, it, leaf, plen, path[plen - 1] if plen > 0 else -1,
+                                 reason)
     if reason != REASON_NONE:
         release(ND, RC, FREE, leaf)
     return k
@@ -1172,10 +1177,7 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
                                    n_removed=removed, top_feature=rec_feature(RC, r), reason=reason,
                                    Q_before=q_before * scale, R_before=r_before * scale, changes=fl)
             if reason != REASON_NONE:
-                k = emit_node_completed(events, k, it, depth=t, node_id=v, parent_id=path[t - 1] if t > 0 else -1,
-                                        best_feature=rec_feature(RC, r) if reason == REASON_SPLIT else -1,
-                                        category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
-                                        reason=reason, state=ND[v, D_FLAGS])
+                k = report_completed(params, ND, RC, events, k, it, v, t, path[t - 1] if t > 0 else -1, reason)
         if reason != REASON_NONE:
             release(ND, RC, FREE, v)
     return k
