@@ -733,13 +733,14 @@ def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_
 # (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size
 # (perf put a fifth of a monk2-f run's samples in NRT_incref / NRT_decref before the arrays were borrowed).
 
-Work = namedtuple("Work", "path test_f test_c key act used rows RB RBY pk cnt ccnt")
-Work.__doc__ = """Scratch arrays of the kernel (not part of the resumable state; the solver makes them once): Selection's ``path`` of memo
-nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of step t), a branch ``key``; the
-split actions ``act`` of the selected branch (``used`` marks its tested features); Expansion's data
-extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows of class k, ``pk[k]`` their number)
-or a row list ``rows``, and the counts of one feature's categories, ``cnt[j]`` rows and ``ccnt[j * K + k]``
-of class k."""
+Work = namedtuple("Work", "ints bits")
+Work.__doc__ = """Scratch memory of the kernel (not part of the resumable state; the solver makes it once, :func:`make_work`),
+two arrays so that a kernel call types two arguments rather than twelve; :func:`scratch` cuts them into
+Selection's ``path`` of memo nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of
+step t), a branch ``key``; the split actions ``act`` of the selected branch (``used[i]`` = 1 marks its
+tested features); Expansion's data extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows
+of class k, ``pk[k]`` their number) or a row list ``rows``, and the counts of one feature's categories,
+``cnt[j]`` rows and ``ccnt[j * K + k]`` of class k."""
 
 Split = namedtuple("Split", "leaf depth feature categories word radix record child_actions")
 Split.__doc__ = """The scalars of one SPLIT(l, a) call (:func:`split`): the branch ``leaf`` (memo node) at ``depth``,
@@ -749,12 +750,30 @@ row it fills, and whether the children have split actions left (``child_actions`
 
 @njit
 def make_work(params, n_words):
-    """The kernel's scratch arrays (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
+    """The kernel's scratch memory (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
     q, K, cmax = params.q, params.K, params.cmax
-    return Work(np.empty(q + 2, np.int64), np.empty(q + 1, np.int64), np.empty(q + 1, np.int64),
-                np.empty(params.key_words, np.int64), np.empty(q, np.int64), np.zeros(q, np.bool_),
-                np.empty(params.n, np.int64), np.empty(n_words, np.uint64), np.empty((K, n_words), np.uint64),
-                np.zeros(K, np.int64), np.zeros(cmax, np.int64), np.zeros(cmax * K, np.int64))
+    ints = (q + 2) + 2 * (q + 1) + params.key_words + 2 * q + params.n + K + cmax + cmax * K
+    return Work(np.zeros(ints, np.int64), np.zeros((K + 1) * n_words, np.uint64))
+
+
+@njit(inline="always")
+def scratch(params, work):
+    """The scratch arrays of :class:`Work`, views of its two arrays in the order of its docstring: ``path,
+    test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt``."""
+    q, K, cmax = params.q, params.K, params.cmax
+    ints, bits = work
+    nw = bits.shape[0] // (K + 1)
+    a = q + 2
+    b = a + q + 1
+    c = b + q + 1
+    d = c + params.key_words
+    e = d + q
+    f = e + q
+    g = f + params.n
+    h = g + K
+    i = h + cmax
+    return (ints[:a], ints[a:b], ints[b:c], ints[c:d], ints[d:e], ints[e:f], ints[f:g], bits[:nw],
+            bits[nw:].reshape((K, nw)), ints[g:h], ints[h:i], ints[i:i + cmax * K])
 
 
 @njit(inline="always")
@@ -765,13 +784,13 @@ def split_actions(params, WORD, used, act, test_f, plen):
     n_act = 0
     if params.max_depth < 0 or plen < params.max_depth:
         for t in range(plen):
-            used[test_f[t]] = True
+            used[test_f[t]] = 1
         for i in range(params.q):
             if WORD[i] >= 0 and not used[i]:
                 act[n_act] = i
                 n_act += 1
         for t in range(plen):
-            used[test_f[t]] = False
+            used[test_f[t]] = 0
     return n_act
 
 
@@ -877,7 +896,7 @@ def count_by_rows(Xt, y, rows, cnt, ccnt, i, c_i, K, m):
         ccnt[c * K + y[row]] += 1
 
 
-@njit(inline="always")
+@njit
 def report_init(params, state, events, k):
     """Init, and Terminated when the root is complete at birth (level summary and full)."""
     ND, scale = state.ND, params.scale
@@ -890,7 +909,7 @@ def report_init(params, state, events, k):
     return k
 
 
-@njit(inline="always")
+@njit
 def report_terminated(params, ND, CN, events, k, it):
     scale = params.scale
     return emit_terminated(events, k, it, node=ROOT, objective=ND[ROOT, D_R] * scale, root_R=ND[ROOT, D_R] * scale,
@@ -899,7 +918,7 @@ def report_terminated(params, ND, CN, events, k, it):
                            optimal=1)
 
 
-@njit(inline="always")
+@njit
 def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous):
     """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
     lam, den, scale = params.lam, params.den, params.scale
@@ -936,7 +955,7 @@ def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous
     return k
 
 
-@njit(inline="always")
+@njit
 def report_completed(params, ND, RC, events, k, it, v, depth, parent, reason):
     """NodeCompleted of memo branch v at ``depth`` (``parent`` on the path, -1 for the root) for ``reason``
     (REASON_*); a branch completed by its best split names that split's feature (its top record)."""
@@ -947,7 +966,7 @@ def report_completed(params, ND, RC, events, k, it, v, depth, parent, reason):
                                state=ND[v, D_FLAGS])
 
 
-@njit(inline="always")
+@njit
 def report_iteration_start(params, ND, CN, events, k, it):
     scale = params.scale
     R, G = ND[ROOT, D_R], ND[ROOT, D_G]
@@ -955,12 +974,90 @@ def report_iteration_start(params, ND, CN, events, k, it):
                                 evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale)
 
 
-@njit(inline="always")
+@njit
 def report_iteration_end(params, ND, CN, events, k, it, flags):
     scale = params.scale
     R, G = ND[ROOT, D_R], ND[ROOT, D_G]
     return emit_iteration_end(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
                               evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
+
+
+@njit
+def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
+    """ChildEvaluated of child j of SPLIT ``sp`` (:func:`split`): memo branch ``c``, or (c = -1) a leaf
+    for good (``state`` has F_COMPLETE; then also its NodeCompleted) or a branch not expanded yet (state
+    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8)."""
+    lam, den, scale = params.lam, params.den, params.scale
+    h = leaf_value(den, n_best)
+    bound = purification_bound(den, lam, n_l)
+    if c >= 0:
+        R, G = ND[c, D_R], ND[c, D_G]
+    else:
+        R, G = h if state & F_COMPLETE else bound, h
+    k = emit_child_evaluated(events, k, it, depth=sp.depth + 1, child_id=c, parent_id=sp.leaf, feature=sp.feature,
+                             category=j * 1.0, R=R * scale, G=G * scale, n_l=n_l, n_best=n_best, pred=pred,
+                             H=h * scale, bound=bound * scale, state=state)
+    if c < 0 and state & F_COMPLETE:
+        k = emit_node_completed(events, k, it, depth=sp.depth + 1, node_id=-1, parent_id=sp.leaf,
+                                best_feature=sp.feature, category=j * 1.0, R=h * scale, G=h * scale,
+                                reason=REASON_SETTLED if state & F_SETTLED else REASON_NO_ACTIONS, state=state)
+    return k
+
+
+@njit
+def report_split_scored(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done):
+    """SplitScored of SPLIT ``sp``: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
+    scale = params.scale
+    return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
+                             R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
+                             n_children=sp.categories, done=(done - params.lam) * scale, complete=n_open == 0)
+
+
+@njit
+def report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before, reason):
+    """Expansion of branch ``leaf`` into ``n_act`` split records (R was ``r_before``), and its
+    NodeCompleted when ``reason`` completed it (:func:`expand`)."""
+    scale = params.scale
+    plen = ND[leaf, D_DEPTH]
+    rec0 = ND[leaf, D_REC]
+    k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
+                       best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
+                       reason=reason, incumbent_feature=ND[leaf, D_BEST], n_actions=n_act,
+                       R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
+    if reason != REASON_NONE:
+        k = report_completed(params, ND, RC, events, k, it, leaf, plen, path[plen - 1] if plen > 0 else -1, reason)
+    return k
+
+
+@njit
+def report_child_closed(params, ND, events, k, it, v, c, i, j):
+    """ChildClosed: child ``c`` (category j of feature i) of branch v moved to the complete side (errata E2)."""
+    scale = params.scale
+    return emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                             category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+
+
+@njit
+def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, removed, reason):
+    """BackpropStep at ``path[t]`` whose top split was on feature i (``change``: that split's Q, the
+    branch's R and G before the step, and the split's new Q), and its NodeCompleted when ``reason``
+    completed it (:func:`backpropagate`)."""
+    scale = params.scale
+    q_before, r_before, g_before, q_after = change
+    v = path[t]
+    r = ND[v, D_REC]
+    fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
+    if reason != REASON_NONE:
+        fl |= CHANGE_COMPLETE
+    if ND[v, D_G] > g_before:
+        fl |= CHANGE_G
+    k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
+                           Q_after=q_after * scale, R_after=ND[v, D_R] * scale,
+                           G_after=ND[v, D_G] * scale, n_removed=removed, top_feature=rec_feature(RC, r),
+                           reason=reason, Q_before=q_before * scale, R_before=r_before * scale, changes=fl)
+    if reason != REASON_NONE:
+        k = report_completed(params, ND, RC, events, k, it, v, t, path[t - 1] if t > 0 else -1, reason)
+    return k
 
 
 @njit(inline="always")
@@ -1016,8 +1113,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
     Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
     (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
     K, lam, den = params.K, params.lam, params.den
-    scale = params.scale
-    leaf, i, r, wi, depth_c = sp.leaf, sp.feature, sp.record, sp.word, sp.depth + 1
+    leaf, i, r, wi = sp.leaf, sp.feature, sp.record, sp.word
     q_sum = -lam
     g_sum = -lam
     done = 0
@@ -1038,13 +1134,8 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             g_sum += h
             done += h
             if level >= LEVEL_FULL:
-                fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
-                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf, feature=i,
-                                         category=j * 1.0, R=h * scale, G=h * scale, n_l=cnt[j], n_best=n_best,
-                                         pred=best_k, H=h * scale, bound=bound * scale, state=fl)
-                k = emit_node_completed(events, k, it, depth=depth_c, node_id=-1, parent_id=leaf, best_feature=i,
-                                        category=j * 1.0, R=h * scale, G=h * scale,
-                                        reason=REASON_SETTLED if settled else REASON_NO_ACTIONS, state=fl)
+                k = report_child(params, ND, events, k, it, sp, j, -1, cnt[j], n_best, best_k,
+                                 F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0))
             continue
         key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
         c, slot = lookup(TABLE, OCC, KEYS, key)
@@ -1055,9 +1146,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             g_sum += h
             n_open += 1
             if level >= LEVEL_FULL:
-                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf, feature=i,
-                                         category=j * 1.0, R=bound * scale, G=h * scale, n_l=cnt[j],
-                                         n_best=n_best, pred=best_k, H=h * scale, bound=bound * scale, state=0)
+                k = report_child(params, ND, events, k, it, sp, j, -1, cnt[j], n_best, best_k, 0)
             continue
         q_sum += ND[c, D_R]
         g_sum += ND[c, D_G]
@@ -1068,10 +1157,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             n_open += 1
             RC[r, R_KIDS + j] = c * 4 + S_OPEN
         if level >= LEVEL_FULL:
-            k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=c, parent_id=leaf, feature=i,
-                                     category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale, n_l=cnt[j],
-                                     n_best=n_best, pred=best_k, H=h * scale, bound=bound * scale,
-                                     state=ND[c, D_FLAGS] | F_MEMO_HIT)
+            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, ND[c, D_FLAGS] | F_MEMO_HIT)
     key[wi] = KEYS[leaf, wi]
     RC[r, R_Q] = q_sum
     RC[r, R_DONE] = done
@@ -1080,9 +1166,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         ND[leaf, D_G] = g_sum
         ND[leaf, D_BEST] = i
     if level >= LEVEL_FULL:
-        k = emit_split_scored(events, k, it, depth=sp.depth, node_id=leaf, feature=i, Q=q_sum * scale,
-                              R_before=ND[leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
-                              n_children=sp.categories, done=(done - lam) * scale, complete=n_open == 0)
+        k = report_split_scored(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done)
     return k
 
 
@@ -1092,9 +1176,7 @@ def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0,
     action into the ``n_act`` records from ``rec0``: they become a max-heap on Q (the paper's queue); then
     R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when the leaf wins or the top split
     has no open child (:func:`refresh`). ``path`` names l's parent in events. Returns k."""
-    scale = params.scale
     r_before = ND[leaf, D_R]
-    plen = ND[leaf, D_DEPTH]
     for pos in range(n_act // 2 - 1, -1, -1):
         sift_down(RC, rec0, n_act, pos, params.tie_break)
     ND[leaf, D_REC] = rec0
@@ -1103,13 +1185,7 @@ def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0,
     CN[C_EXPANDED] += 1
     reason = refresh(ND, NC, RC, leaf)
     if level >= LEVEL_FULL:
-        k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
-                           best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
-                           reason=reason, incumbent_feature=ND[leaf, D_BEST], n_actions=n_act,
-                           R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
-        if reason != REASON_NONE:
-            k = report_completed(params, ND, RC, events, k, it, leaf, plen, path[plen - 1] if plen > 0 else -1,
-                                 reason)
+        k = report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before, reason)
     if reason != REASON_NONE:
         release(ND, RC, FREE, leaf)
     return k
@@ -1123,7 +1199,6 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
     restore the heap and refresh R(l) and completeness (lines 48-53); G(l) improves with the split's
     incumbent. Returns k."""
     lam, den = params.lam, params.den
-    scale = params.scale
     for t in range(plen - 1, -1, -1):
         v = path[t]
         r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
@@ -1153,8 +1228,7 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
                 n_open -= 1
                 removed += 1
                 if level >= LEVEL_FULL:
-                    k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
-                                          category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+                    k = report_child_closed(params, ND, events, k, it, v, c, i, j)
             else:
                 q_sum += ND[c, D_R]
                 g_sum += ND[c, D_G]
@@ -1167,17 +1241,8 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
         sift_down(RC, r, ND[v, D_NACT], 0, params.tie_break)
         reason = refresh(ND, NC, RC, v)
         if level >= LEVEL_FULL:
-            fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
-            if reason != REASON_NONE:
-                fl |= CHANGE_COMPLETE
-            if ND[v, D_G] > g_before:
-                fl |= CHANGE_G
-            k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
-                                   Q_after=q_sum * scale, R_after=ND[v, D_R] * scale, G_after=ND[v, D_G] * scale,
-                                   n_removed=removed, top_feature=rec_feature(RC, r), reason=reason,
-                                   Q_before=q_before * scale, R_before=r_before * scale, changes=fl)
-            if reason != REASON_NONE:
-                k = report_completed(params, ND, RC, events, k, it, v, t, path[t - 1] if t > 0 else -1, reason)
+            k = report_backprop_step(params, ND, RC, path, events, k, it, t, i, (q_before, r_before, g_before, q_sum),
+                                     removed, reason)
         if reason != REASON_NONE:
             release(ND, RC, FREE, v)
     return k
@@ -1187,7 +1252,7 @@ def make_kernel(level):
     """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
 
     ``kernel(data, params, state, work, events, max_iterations) -> (n_events, status)`` (:class:`Data`,
-    :class:`Params`, :class:`State`, scratch :class:`Work` from :func:`make_work`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
+    :class:`Params`, :class:`State`, scratch :class:`Work`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
     4-12): :func:`select`, then, unless the selected branch is already complete (lazy completion), its
     expansion: :func:`split` on every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count
     the children first) and :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before
@@ -1199,7 +1264,10 @@ def make_kernel(level):
     code of a higher level folds away. They and the helpers they call are inlined (``inline="always"``) and
     take arrays, never a group; the kernel unpacks its groups through :func:`borrowed`, so that no array
     handed to them costs an atomic reference-count update. (They are module functions rather than closures over
-    ``level``: a kernel that calls a closure's dispatcher is never found in numba's disk cache.)
+    ``level``: a kernel that calls a closure's dispatcher is never found in numba's disk cache.) Their events
+    are written by the ``report_*`` functions, which are not inlined: compiled once for every level, they
+    keep the event code out of the IR that numba inlines into each level's kernel (inlined there, it cost
+    about 10 s of cold compile CPU time: 64 s against 55 s).
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
@@ -1210,9 +1278,8 @@ def make_kernel(level):
     def kernel(data, params, state, work, events, max_iterations):
         Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
         CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
-        path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = borrowed(work)
         events = borrowed(events)
-        epi, K, nw = params.events_per_iteration, params.K, RB.shape[0]
+        epi, K, nw = params.events_per_iteration, params.K, YB.shape[1]
         k = 0
         if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
             if k + epi > events.shape[0]:
@@ -1221,6 +1288,7 @@ def make_kernel(level):
             k = report_init(params, state, events, k)
         if ND[ROOT, D_FLAGS] & F_COMPLETE:
             return k, STATUS_DONE
+        path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
         done_it = 0
         while done_it < max_iterations:
             if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:

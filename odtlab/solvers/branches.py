@@ -185,7 +185,7 @@ class BranchesSolver(Solver):
             RC=memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype),
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.data, self.params, self.state)
-        self._work = None  # the kernel's scratch arrays (kernels.Work), made at its first call
+        self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
         self._note_incumbent()
@@ -195,7 +195,7 @@ class BranchesSolver(Solver):
         return branches_kernel(level)
 
     def advance(self, kernel, events, max_iterations):
-        if self._work is None:  # the kernel's scratch arrays, made once
+        if self._work is None:
             self._work = kernels.make_work(self.params, self.data.YB.shape[1])
         k, status = kernel(self.data, self.params, self.state, self._work, events, max_iterations)
         self._note_incumbent()
