@@ -62,6 +62,7 @@ import numpy as np
 
 from odtlab.core import events as ev
 from odtlab.core._jit import COMPILED, intrinsic, njit, types
+from odtlab.core.arrays import copy_flat
 from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
 # ---- the search's three groups: Params (read-only scalars), Data (read-only arrays), State (what it writes) ----
@@ -631,7 +632,8 @@ def init_root(data, params, state):
         KEYS[0, w] = 0
     has_actions = params.max_depth != 0 and (data.WORD >= 0).any()
     node, slot = lookup(TABLE, OCC, KEYS, key)
-    return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, 0, n, counts[pred], pred, has_actions)
+    return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, np.int64(0), n, counts[pred], pred,
+                    has_actions)
 
 
 @njit(inline="always")
@@ -1134,8 +1136,8 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             g_sum += h
             done += h
             if level >= LEVEL_FULL:
-                k = report_child(params, ND, events, k, it, sp, j, -1, cnt[j], n_best, best_k,
-                                 F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0))
+                k = report_child(params, ND, events, k, it, sp, j, np.int64(-1), cnt[j], n_best, best_k,
+                                 np.int64(F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)))
             continue
         key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
         c, slot = lookup(TABLE, OCC, KEYS, key)
@@ -1146,7 +1148,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             g_sum += h
             n_open += 1
             if level >= LEVEL_FULL:
-                k = report_child(params, ND, events, k, it, sp, j, -1, cnt[j], n_best, best_k, 0)
+                k = report_child(params, ND, events, k, it, sp, j, np.int64(-1), cnt[j], n_best, best_k, np.int64(0))
             continue
         q_sum += ND[c, D_R]
         g_sum += ND[c, D_G]
@@ -1157,7 +1159,8 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             n_open += 1
             RC[r, R_KIDS + j] = c * 4 + S_OPEN
         if level >= LEVEL_FULL:
-            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, ND[c, D_FLAGS] | F_MEMO_HIT)
+            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k,
+                             np.int64(ND[c, D_FLAGS] | F_MEMO_HIT))
     key[wi] = KEYS[leaf, wi]
     RC[r, R_Q] = q_sum
     RC[r, R_DONE] = done
@@ -1238,7 +1241,7 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
         if g_sum > ND[v, D_G]:
             ND[v, D_G] = g_sum
             ND[v, D_BEST] = i
-        sift_down(RC, r, ND[v, D_NACT], 0, params.tie_break)
+        sift_down(RC, r, ND[v, D_NACT], np.int64(0), params.tie_break)
         reason = refresh(ND, NC, RC, v)
         if level >= LEVEL_FULL:
             k = report_backprop_step(params, ND, RC, path, events, k, it, t, i, (q_before, r_before, g_before, q_sum),
@@ -1248,111 +1251,103 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
     return k
 
 
-def make_kernel(level):
-    """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
+@njit
+def branches_kernel(data, params, state, work, events, max_iterations, level):
+    """The Branches kernel: ``branches_kernel(data, params, state, work, events, max_iterations, level) ->
+    (n_events, status)`` (:class:`Data`, :class:`Params`, :class:`State`, scratch :class:`Work`, the record
+    level last) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines 4-12): :func:`select`,
+    then, unless the selected branch is already complete (lazy completion), its expansion: :func:`split` on
+    every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count the children first) and
+    :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
+    anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the selected branch
+    needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls again.
 
-    ``kernel(data, params, state, work, events, max_iterations) -> (n_events, status)`` (:class:`Data`,
-    :class:`Params`, :class:`State`, scratch :class:`Work`) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines
-    4-12): :func:`select`, then, unless the selected branch is already complete (lazy completion), its
-    expansion: :func:`split` on every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count
-    the children first) and :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before
-    an iteration changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion
-    of the selected branch needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls
-    again.
-
-    The procedures take ``level`` first: each kernel passes its own, a compile-time constant, so the event
-    code of a higher level folds away. They and the helpers they call are inlined (``inline="always"``) and
-    take arrays, never a group; the kernel unpacks its groups through :func:`borrowed`, so that no array
-    handed to them costs an atomic reference-count update. (They are module functions rather than closures over
-    ``level``: a kernel that calls a closure's dispatcher is never found in numba's disk cache.) Their events
-    are written by the ``report_*`` functions, which are not inlined: compiled once for every level, they
-    keep the event code out of the IR that numba inlines into each level's kernel (inlined there, it cost
-    about 10 s of cold compile CPU time: 64 s against 55 s).
+    ``level`` is a run-time argument (the solver's kernel is ``LevelKernel(branches_kernel, level)``): one
+    compilation serves the three record levels, and every event is written behind ``if level >= ...``. The
+    procedures are inlined (``inline="always"``) and take arrays, never a group; the kernel unpacks its
+    groups through :func:`borrowed`, so that no array handed to them costs an atomic reference-count update.
+    Their events are written by the ``report_*`` functions, which are not inlined, so the event code stays
+    out of the IR that numba inlines into the kernel.
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
     is over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
     """
-
-    @njit
-    def kernel(data, params, state, work, events, max_iterations):
-        Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
-        CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
-        events = borrowed(events)
-        epi, K, nw = params.events_per_iteration, params.K, YB.shape[1]
-        k = 0
-        if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
-            if k + epi > events.shape[0]:
-                return k, STATUS_BUFFER
-            CN[C_INIT] = 1
-            k = report_init(params, state, events, k)
-        if ND[ROOT, D_FLAGS] & F_COMPLETE:
-            return k, STATUS_DONE
-        path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
-        done_it = 0
-        while done_it < max_iterations:
-            if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
-                return k, STATUS_BUFFER
-            k_start = k
-            it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
-            if level >= LEVEL_FULL:
-                k = report_iteration_start(params, ND, CN, events, k, it)
-            k, v, plen, inline = select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it)
-            lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
-            n_act = 0
-            if not lazy:
-                n_act = split_actions(params, WORD, used, act, test_f, plen)
-                if needs_room(CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
-                    return k_start, STATUS_GROW
-                extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen)
-                if inline >= 0:
-                    f, c = test_f[plen - 1], test_c[plen - 1]
-                    child_key(KEYS, key, v, WORD[f], RADIX[f], c)
-                    v = memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, plen)
-                    path[plen] = v
-                    link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
-            if level >= LEVEL_FULL:
-                scale = params.scale
-                k = emit_selection(events, k, it, depth=ND[v, D_DEPTH], leaf_id=v,
-                                   previous=path[plen - 1] if plen > 0 else -1,
-                                   feature=test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
-                                   G=ND[v, D_G] * scale, path_length=plen + 1, n_actions=n_act,
-                                   H=ND[v, D_H] * scale, leaf_complete=lazy)
-            if lazy:
-                CN[C_LAZY] += 1
-            else:  # EXPAND (lines 24-34): SPLIT on every split action (lines 25-27), then the queue and R(l)
-                m = NC[v, I_N]
-                child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
-                rec0 = take_records(CN, RC, FREE, n_act)
-                for w in range(key.shape[0]):
-                    key[w] = KEYS[v, w]
-                listed = False
-                for a in range(n_act):
-                    i = act[a]
-                    if (CAT[i] - 1) * K * nw <= 3 * m:  # whichever touches less memory
-                        count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, CAT[i], m)
-                    else:
-                        if not listed:
-                            bitset_rows(RB, rows)
-                            listed = True
-                        count_by_rows(Xt, y, rows, cnt, ccnt, i, CAT[i], K, m)
-                    k = split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it,
-                              Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions))
-                k = expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, v, rec0, n_act)
-            k = backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen)
-            CN[C_ITER] = it
-            done_it += 1
-            finished = (ND[ROOT, D_FLAGS] & F_COMPLETE) != 0
-            if level >= LEVEL_SUMMARY:
-                k = report_iteration_end(params, ND, CN, events, k, it,
-                                         (END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
-                if finished:
-                    k = report_terminated(params, ND, CN, events, k, it)
+    Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
+    CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
+    events = borrowed(events)
+    epi, K, nw = params.events_per_iteration, params.K, YB.shape[1]
+    k = 0
+    if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
+        if k + epi > events.shape[0]:
+            return k, STATUS_BUFFER
+        CN[C_INIT] = 1
+        k = report_init(params, state, events, k)
+    if ND[ROOT, D_FLAGS] & F_COMPLETE:
+        return k, STATUS_DONE
+    path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
+    done_it = 0
+    while done_it < max_iterations:
+        if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
+            return k, STATUS_BUFFER
+        k_start = k
+        it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
+        if level >= LEVEL_FULL:
+            k = report_iteration_start(params, ND, CN, events, k, it)
+        k, v, plen, inline = select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it)
+        lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
+        n_act = 0
+        if not lazy:
+            n_act = split_actions(params, WORD, used, act, test_f, plen)
+            if needs_room(CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
+                return k_start, STATUS_GROW
+            extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen)
+            if inline >= 0:
+                f, c = test_f[plen - 1], test_c[plen - 1]
+                child_key(KEYS, key, v, WORD[f], RADIX[f], c)
+                v = memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, plen)
+                path[plen] = v
+                link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
+        if level >= LEVEL_FULL:
+            scale = params.scale
+            k = emit_selection(events, k, it, depth=ND[v, D_DEPTH], leaf_id=v,
+                               previous=path[plen - 1] if plen > 0 else -1,
+                               feature=test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
+                               G=ND[v, D_G] * scale, path_length=plen + 1, n_actions=n_act,
+                               H=ND[v, D_H] * scale, leaf_complete=lazy)
+        if lazy:
+            CN[C_LAZY] += 1
+        else:  # EXPAND (lines 24-34): SPLIT on every split action (lines 25-27), then the queue and R(l)
+            m = NC[v, I_N]
+            child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
+            rec0 = take_records(CN, RC, FREE, n_act)
+            for w in range(key.shape[0]):
+                key[w] = KEYS[v, w]
+            listed = False
+            for a in range(n_act):
+                i = act[a]
+                if (CAT[i] - 1) * K * nw <= 3 * m:  # whichever touches less memory
+                    count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, CAT[i], m)
+                else:
+                    if not listed:
+                        bitset_rows(RB, rows)
+                        listed = True
+                    count_by_rows(Xt, y, rows, cnt, ccnt, i, CAT[i], K, m)
+                k = split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it,
+                          Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions))
+            k = expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, v, rec0, n_act)
+        k = backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen)
+        CN[C_ITER] = it
+        done_it += 1
+        finished = (ND[ROOT, D_FLAGS] & F_COMPLETE) != 0
+        if level >= LEVEL_SUMMARY:
+            k = report_iteration_end(params, ND, CN, events, k, it,
+                                     (END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
             if finished:
-                return k, STATUS_DONE
-        return k, STATUS_BUDGET
-
-    return kernel
+                k = report_terminated(params, ND, CN, events, k, it)
+        if finished:
+            return k, STATUS_DONE
+    return k, STATUS_BUDGET
 
 
 @njit
@@ -1406,7 +1401,7 @@ def infer_incumbent(ND, RC, CAT, den, lam):
 @njit
 def _grow_copy(a, cap):
     out = np.empty(cap, a.dtype)
-    out[:a.shape[0]] = a
+    copy_flat(out[:a.shape[0]], a)
     return out
 
 

@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import encoders, memory
 from odtlab.core import branches as kernels
-from odtlab.core._jit import as_ratio
+from odtlab.core._jit import LevelKernel, as_ratio
 from odtlab.estimators import ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, params_init
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
@@ -51,16 +51,6 @@ _RULE_NAMES = {v: k for k, v in CHILD_RULES.items()}
 
 # flags of ChildEvaluated / NodeCompleted / Expansion ("state"): the branch's flags at that moment
 STATE_COMPLETE, STATE_EXPANDED, STATE_LEAF, STATE_SETTLED, STATE_MEMO_HIT = 1, 2, 4, 8, 16
-
-def branches_kernel(level):
-    """The compiled Branches kernel for a record level (created once per process, cached on disk)."""
-    if level not in _KERNELS:
-        _KERNELS[level] = kernels.make_kernel(level)
-    return _KERNELS[level]
-
-
-_KERNELS = {}
-
 
 def _check_lambda(lam, max_depth):
     """(p, D) with lam = p / D exactly, after the checks (remembered per (lam, max_depth): the decimal
@@ -192,7 +182,7 @@ class BranchesSolver(Solver):
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return branches_kernel(level)
+        return LevelKernel(kernels.branches_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
         if self._work is None:
