@@ -921,6 +921,17 @@ def report_terminated(params, ND, CN, events, k, it):
 
 
 @njit
+def report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen):
+    """The ``plen`` steps of the descent :func:`select` made (it changes nothing, so they are written after it,
+    out of its loop): SelectStep at each branch ``path[t]`` and a SelectCandidate per open child."""
+    for t in range(plen):
+        v = path[t]
+        k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, ND[v, D_REC], test_c[t],
+                               path[t - 1] if t > 0 else -1)
+    return k
+
+
+@njit
 def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous):
     """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
     lam, den, scale = params.lam, params.den, params.scale
@@ -1007,9 +1018,29 @@ def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
 
 
 @njit
-def report_split_scored(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done):
-    """SplitScored of SPLIT ``sp``: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
-    scale = params.scale
+def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
+    """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
+    it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
+    settled when its errors are at most lambda * n; with S_OPEN, a branch not expanded yet; else a memo
+    branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
+    K, lam, den, scale = params.K, params.lam, params.den, params.scale
+    for j in range(sp.categories):
+        best_k = 0
+        for kk in range(1, K):
+            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
+                best_k = kk
+        n_best = ccnt[j * K + best_k]
+        s = RC[sp.record, R_KIDS + j]
+        c = -1
+        state = 0
+        if not s & S_INLINE:
+            c = s >> 2
+            state = ND[c, D_FLAGS] | F_MEMO_HIT
+        elif not s & S_OPEN:
+            state = F_COMPLETE | F_LEAF
+            if leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
+                state |= F_SETTLED
+        k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
     return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
                              R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
                              n_children=sp.categories, done=(done - params.lam) * scale, complete=n_open == 0)
@@ -1032,11 +1063,20 @@ def report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before,
 
 
 @njit
-def report_child_closed(params, ND, events, k, it, v, c, i, j):
-    """ChildClosed: child ``c`` (category j of feature i) of branch v moved to the complete side (errata E2)."""
+def report_children_closed(params, ND, RC, CAT, events, k, it, v, r):
+    """ChildClosed for each open memo child of branch v's split record r that is complete: the children
+    :func:`backpropagate` then moves to the complete side (errata E2), written before it does."""
     scale = params.scale
-    return emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
-                             category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+    i = rec_feature(RC, r)
+    for j in range(CAT[i]):
+        s = RC[r, R_KIDS + j]
+        if s & S_OPEN == 0 or s & S_INLINE:
+            continue
+        c = s >> 2
+        if ND[c, D_FLAGS] & F_COMPLETE:
+            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                  category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+    return k
 
 
 @njit
@@ -1063,13 +1103,13 @@ def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, remo
 
 
 @njit(inline="always")
-def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
+def select(params, ND, RC, CAT, path, test_f, test_c):
     """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
     (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
     Appendix D.2), until a branch that is not expanded or is complete. A child not in the memo yet ends
-    the descent (``inline``: the record holding its slot, else -1). Reads only. Returns
-    ``(k, v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of the path, ``v`` the last,
-    ``test_f / test_c[:plen]`` its tests."""
+    the descent (``inline``: the record holding its slot, else -1). Reads only (its events are written after
+    it, :func:`report_select_steps`). Returns ``(v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of
+    the path, ``v`` the last, ``test_f / test_c[:plen]`` its tests."""
     v = ROOT
     plen = 0
     path[0] = ROOT
@@ -1079,8 +1119,6 @@ def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
         i = rec_feature(RC, r)
         j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
         s = RC[r, R_KIDS + j]
-        if level >= LEVEL_FULL:
-            k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, path[plen - 1] if plen > 0 else -1)
         test_f[plen] = i  # the branch's tests are the steps of the path
         test_c[plen] = j
         plen += 1
@@ -1089,7 +1127,7 @@ def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
             break
         v = s >> 2
         path[plen] = v
-    return k, v, plen, inline
+    return v, plen, inline
 
 
 @njit(inline="always")
@@ -1135,9 +1173,6 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             q_sum += h
             g_sum += h
             done += h
-            if level >= LEVEL_FULL:
-                k = report_child(params, ND, events, k, it, sp, j, np.int64(-1), cnt[j], n_best, best_k,
-                                 np.int64(F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)))
             continue
         key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
         c, slot = lookup(TABLE, OCC, KEYS, key)
@@ -1147,8 +1182,6 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
             q_sum += bound
             g_sum += h
             n_open += 1
-            if level >= LEVEL_FULL:
-                k = report_child(params, ND, events, k, it, sp, j, np.int64(-1), cnt[j], n_best, best_k, np.int64(0))
             continue
         q_sum += ND[c, D_R]
         g_sum += ND[c, D_G]
@@ -1158,9 +1191,6 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         else:
             n_open += 1
             RC[r, R_KIDS + j] = c * 4 + S_OPEN
-        if level >= LEVEL_FULL:
-            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k,
-                             np.int64(ND[c, D_FLAGS] | F_MEMO_HIT))
     key[wi] = KEYS[leaf, wi]
     RC[r, R_Q] = q_sum
     RC[r, R_DONE] = done
@@ -1169,7 +1199,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         ND[leaf, D_G] = g_sum
         ND[leaf, D_BEST] = i
     if level >= LEVEL_FULL:
-        k = report_split_scored(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done)
+        k = report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done)
     return k
 
 
@@ -1214,6 +1244,8 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
         q_sum = -lam + done
         g_sum = -lam + done
         removed = 0
+        if level >= LEVEL_FULL:
+            k = report_children_closed(params, ND, RC, CAT, events, k, it, v, r)
         for j in range(CAT[i]):
             s = RC[r, R_KIDS + j]
             if s & S_OPEN == 0:
@@ -1230,8 +1262,6 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
                 RC[r, R_KIDS + j] = c * 4
                 n_open -= 1
                 removed += 1
-                if level >= LEVEL_FULL:
-                    k = report_child_closed(params, ND, events, k, it, v, c, i, j)
             else:
                 q_sum += ND[c, D_R]
                 g_sum += ND[c, D_G]
@@ -1294,7 +1324,9 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
         if level >= LEVEL_FULL:
             k = report_iteration_start(params, ND, CN, events, k, it)
-        k, v, plen, inline = select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it)
+        v, plen, inline = select(params, ND, RC, CAT, path, test_f, test_c)
+        if level >= LEVEL_FULL:
+            k = report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen)
         lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
         n_act = 0
         if not lazy:
