@@ -630,7 +630,10 @@ def init_root(data, params, state):
     CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     for w in range(key.shape[0]):
         KEYS[0, w] = 0
-    has_actions = params.max_depth != 0 and (data.WORD >= 0).any()
+    has_actions = False  # some feature has two categories or more (WORD[i] >= 0)
+    for i in range(data.WORD.shape[0]):
+        if data.WORD[i] >= 0:
+            has_actions = params.max_depth != 0
     node, slot = lookup(TABLE, OCC, KEYS, key)
     return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, np.int64(0), n, counts[pred], pred,
                     has_actions)
@@ -750,9 +753,9 @@ the action's ``feature`` i with C_i ``categories`` and its key ``word`` / ``radi
 row it fills, and whether the children have split actions left (``child_actions``)."""
 
 
-@njit
 def make_work(params, n_words):
-    """The kernel's scratch memory (:class:`Work`); ``n_words`` = 64-bit words of a row bitset."""
+    """The kernel's scratch memory (:class:`Work`); ``n_words`` = 64-bit words of a row bitset (plain Python:
+    two allocations, where a compiled call would cost more in typing its arguments)."""
     q, K, cmax = params.q, params.K, params.cmax
     ints = (q + 2) + 2 * (q + 1) + params.key_words + 2 * q + params.n + K + cmax + cmax * K
     return Work(np.zeros(ints, np.int64), np.zeros((K + 1) * n_words, np.uint64))
@@ -1293,11 +1296,16 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
     needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls again.
 
     ``level`` is a run-time argument (the solver's kernel is ``LevelKernel(branches_kernel, level)``): one
-    compilation serves the three record levels, and every event is written behind ``if level >= ...``. The
-    procedures are inlined (``inline="always"``) and take arrays, never a group; the kernel unpacks its
-    groups through :func:`borrowed`, so that no array handed to them costs an atomic reference-count update.
-    Their events are written by the ``report_*`` functions, which are not inlined, so the event code stays
-    out of the IR that numba inlines into the kernel.
+    compilation serves the three record levels, and every event is written behind ``if level >= ...``, out
+    of the hot loops. The procedures take arrays, never a group; the kernel unpacks its groups through
+    :func:`borrowed`, so that no array handed to them costs an atomic reference-count update, and they are
+    inlined (``inline="always"``): as plain calls, the six run once per iteration or per completed branch
+    (:func:`split_actions`, :func:`needs_room`, :func:`extract_rows`, :func:`memoise_selected`,
+    :func:`link_parents`, :func:`release`) cut the cold compile from about 26 s to 21 s of CPU, but the fits
+    of ``benchmarks/bench_branches.py``'s quick cases took a median 1.16x the CPU time of the previous kernel's
+    (1.05x inlined). Their events are written by the
+    ``report_*`` functions, which are not inlined, so the event code stays out of the IR that numba inlines
+    into the kernel.
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
@@ -1307,7 +1315,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
     CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
     events = borrowed(events)
     epi, K, nw = params.events_per_iteration, params.K, YB.shape[1]
-    k = 0
+    k = np.int64(0)
     if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
         if k + epi > events.shape[0]:
             return k, STATUS_BUFFER
