@@ -565,6 +565,17 @@ def bitset_rows(RB, rows):
 
 
 @njit(inline="always")
+def majority(ccnt, j, K):
+    """k* of the child of category j (Eq. 4): its most frequent class in the counts ``ccnt[j * K + k]``, the
+    lowest on ties."""
+    best = 0
+    for kk in range(1, K):
+        if ccnt[j * K + kk] > ccnt[j * K + best]:
+            best = kk
+    return best
+
+
+@njit(inline="always")
 def leaf_value(den, n_best):
     """H(l) = n_{k*}(l) / n (Eq. 4), the value of the leaf action at l, in units of 1 / (n * D)."""
     return den * n_best
@@ -1028,10 +1039,7 @@ def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_o
     branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
     K, lam, den, scale = params.K, params.lam, params.den, params.scale
     for j in range(sp.categories):
-        best_k = 0
-        for kk in range(1, K):
-            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
-                best_k = kk
+        best_k = majority(ccnt, j, K)
         n_best = ccnt[j * K + best_k]
         s = RC[sp.record, R_KIDS + j]
         c = -1
@@ -1162,10 +1170,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
     done = 0
     n_open = 0
     for j in range(sp.categories):
-        best_k = 0
-        for kk in range(1, K):
-            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
-                best_k = kk
+        best_k = majority(ccnt, j, K)
         n_best = ccnt[j * K + best_k]
         h = leaf_value(den, n_best)
         bound = purification_bound(den, lam, cnt[j])
