@@ -541,3 +541,23 @@ def test_the_result_tree_is_a_category_tree():
     tree = run(XOR_X, XOR_Y, 0.1)[2].tree
     assert isinstance(tree, Tree) and set(tree.split[tree.split != 0]) == {2}
     assert tree.predict(XOR_X).tolist() == XOR_Y.tolist()
+
+
+def test_one_compiled_kernel_serves_the_three_record_levels():
+    """The record level is the kernel's run-time argument (``LevelKernel``): the three levels share one
+    dispatcher, and fits at levels summary and full after one at level none compile nothing more."""
+    from odtlab.core._jit import COMPILED, LevelKernel
+
+    X = np.array([[0, 0, 1], [0, 1, 2], [1, 0, 0], [1, 1, 1], [2, 0, 2], [2, 1, 0]])
+    y = np.array([0, 1, 1, 0, 1, 0])
+    solver = BranchesSolver(X, y, lam=0.05)
+    wrappers = [solver.kernel(level) for level in (0, 1, 2)]
+    assert all(isinstance(w, LevelKernel) for w in wrappers)
+    assert [w.level for w in wrappers] == [0, 1, 2]
+    assert len({id(w.dispatcher) for w in wrappers}) == 1
+    Search(BranchesSolver(X, y, lam=0.05), record="none").run()
+    compiled = len(kernels.branches_kernel.signatures) if COMPILED else 0
+    for record in ("summary", "full"):
+        result = Search(BranchesSolver(X, y, lam=0.05), record=record).run()
+        assert result.optimal
+    assert (len(kernels.branches_kernel.signatures) if COMPILED else 0) == compiled
