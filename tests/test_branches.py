@@ -2,6 +2,7 @@
 search contract (bounds, incumbent, resume), the events, and bad input."""
 from fractions import Fraction
 import pickle
+import sys
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,7 @@ from odtlab import datasets, memory
 from odtlab.bruteforce import branches_optimum
 from odtlab.core import branches as kernels
 from odtlab.core import bruteforce as oracle_kernels
+from odtlab.core._jit import njit
 from odtlab.search import Search
 from odtlab.solvers import make_estimator
 from odtlab.solvers.branches import BranchesClassifier, BranchesSolver
@@ -75,14 +77,14 @@ def test_optimum_equals_the_brute_force_oracle_with_certified_monotone_bounds(pr
     # every complete branch in the memo is exact: R(l) = R*(l) (Bellman, Prop 4.1)
     p, den = solver.lam.numerator, solver.lam.denominator
     depth_limit = -1 if max_depth is None else max_depth
-    for v in range(int(solver.CN[kernels.C_NODES])):
-        if solver.ND[v, kernels.D_FLAGS] & kernels.F_COMPLETE:
+    for v in range(int(solver.state.counters[kernels.C_NODES])):
+        if solver.state.ND[v, kernels.D_FLAGS] & kernels.F_COMPLETE:
             tests = solver.branch_tests(v)
             used = np.zeros(X.shape[1], dtype=np.bool_)
             used[[i for i, _ in tests]] = True
             exact = oracle_kernels.branches_node_value(X.astype(np.int64), y.astype(np.int64), K, p, den, len(y),
                                                        branch_rows(X, tests), used, len(tests), depth_limit)
-            assert solver.ND[v, kernels.D_R] == exact
+            assert solver.state.ND[v, kernels.D_R] == exact
 
 
 @settings(max_examples=25, deadline=None)
@@ -135,7 +137,27 @@ def test_arrays_grow_from_a_tiny_capacity():
     small, _, a = run(d.X, d.y, 0.01, n_categories=d.n_categories, capacity=2)
     b = run(d.X, d.y, 0.01, n_categories=d.n_categories)[2]
     assert a.objective == b.objective == pytest.approx(0.9)
-    assert a.stats["iterations"] == b.stats["iterations"] and small.ND.shape[0] > 2
+    assert a.stats["iterations"] == b.stats["iterations"] and small.state.ND.shape[0] > 2
+
+
+@njit
+def _write_through_borrowed(group, value):
+    a, b = kernels.borrowed(group)
+    a[0] = value
+    b[1] = value + 1
+    return a.sum() + b.sum()
+
+
+def test_borrowed_arrays_write_to_their_owners_and_leave_their_counts_alone():
+    """The kernel unpacks its groups through ``kernels.borrowed`` (arrays without a reference count): a
+    write through a borrowed array reaches the owner's memory, and the owner's reference count is the same
+    after the call (nothing freed or leaked)."""
+    a, b = np.zeros(3, np.int64), np.zeros(2, np.float64)
+    counts = sys.getrefcount(a), sys.getrefcount(b)
+    for value in (7, 9):
+        assert _write_through_borrowed((a, b), value) == 2 * value + 1
+        assert a[0] == value and b[1] == value + 1
+    assert (sys.getrefcount(a), sys.getrefcount(b)) == counts
 
 
 def test_state_type_follows_what_fits_and_int64_gives_the_same_search(monkeypatch):
@@ -151,7 +173,7 @@ def test_state_type_follows_what_fits_and_int64_gives_the_same_search(monkeypatc
         solver = BranchesSolver(X, y, lam=0.005, capacity=4)
         search = Search(solver, record="full")
         result = search.run()
-        assert solver.ND.dtype == solver.RC.dtype == dtype
+        assert solver.state.ND.dtype == solver.state.RC.dtype == dtype
         events.append((search.events(), result.tree.to_text(), solver.bounds_exact()))
     (a, tree_a, bounds_a), (b, tree_b, bounds_b) = events
     assert tree_a == tree_b and bounds_a == bounds_b
@@ -161,18 +183,18 @@ def test_state_type_follows_what_fits_and_int64_gives_the_same_search(monkeypatc
 
 def live_and_free_records(solver):
     """The record rows of every memo branch and of every free block; fails on an overlap."""
-    owner = np.full(int(solver.CN[kernels.C_RECS]), -1)
-    for v in range(int(solver.CN[kernels.C_NODES])):
-        base, size = solver.ND[v, kernels.D_REC], solver.ND[v, kernels.D_NACT]
+    owner = np.full(int(solver.state.counters[kernels.C_RECS]), -1)
+    for v in range(int(solver.state.counters[kernels.C_NODES])):
+        base, size = solver.state.ND[v, kernels.D_REC], solver.state.ND[v, kernels.D_NACT]
         if base >= 0 and size > 0:
             assert (owner[base:base + size] == -1).all()
             owner[base:base + size] = v
-    for size in range(solver.FREE.shape[0]):
-        block = solver.FREE[size]
+    for size in range(solver.state.FREE.shape[0]):
+        block = solver.state.FREE[size]
         while block >= 0:
             assert (owner[block:block + size] == -1).all()
             owner[block:block + size] = -2
-            block = solver.RC[block, kernels.R_Q]
+            block = solver.state.RC[block, kernels.R_Q]
     return owner
 
 
@@ -185,16 +207,16 @@ def test_complete_branches_keep_only_their_incumbent_split_and_free_blocks_are_r
     result = Search(solver).run(max_iterations=iterations)
     owner = live_and_free_records(solver)
     assert (owner == -2).any()  # some blocks are free ...
-    expanded = solver.ND[:solver.CN[kernels.C_NODES], kernels.D_FLAGS] & kernels.F_EXPANDED > 0
-    split_actions = 9 - solver.ND[:solver.CN[kernels.C_NODES], kernels.D_DEPTH][expanded]  # one per unused feature
-    assert solver.CN[kernels.C_RECS] < split_actions.sum()  # ... and reused: fewer rows than expansions took
-    for v in range(int(solver.CN[kernels.C_NODES])):
-        flags, size = solver.ND[v, kernels.D_FLAGS], solver.ND[v, kernels.D_NACT]
+    expanded = solver.state.ND[:solver.state.counters[kernels.C_NODES], kernels.D_FLAGS] & kernels.F_EXPANDED > 0
+    split_actions = 9 - solver.state.ND[:solver.state.counters[kernels.C_NODES], kernels.D_DEPTH][expanded]  # one per unused feature
+    assert solver.state.counters[kernels.C_RECS] < split_actions.sum()  # ... and reused: fewer rows than expansions took
+    for v in range(int(solver.state.counters[kernels.C_NODES])):
+        flags, size = solver.state.ND[v, kernels.D_FLAGS], solver.state.ND[v, kernels.D_NACT]
         if flags & kernels.F_COMPLETE and flags & kernels.F_EXPANDED:
-            best = solver.ND[v, kernels.D_BEST]
+            best = solver.state.ND[v, kernels.D_BEST]
             assert size == (0 if best < 0 or flags & kernels.F_LEAF else 1)
             if size:
-                assert kernels.rec_feature(solver.RC, solver.ND[v, kernels.D_REC]) == best
+                assert kernels.rec_feature(solver.state.RC, solver.state.ND[v, kernels.D_REC]) == best
     assert result.status == ("optimal" if iterations is None else "iteration_limit")
     assert result.tree.branches_objective(X, y, 0.002, exact=True) == solver.bounds_exact()[0]
 
@@ -380,8 +402,8 @@ def test_growth_under_a_memory_limit_uses_the_memory_it_is_given(monkeypatch):
     # doubling would stop with about half of the limit used; growing by what fits stops close to it
     assert 0.75 * limit < solver.nbytes() <= 1.15 * limit
     # and most of it is in use: split records, memo branches (at a memo table load of 1/2)
-    node_row = solver.ND[0].nbytes + solver.NC[0].nbytes + solver.KEYS[0].nbytes + 2 * (solver.TABLE[0].nbytes + 1)
-    used = solver.CN[kernels.C_RECS] * solver.RC[0].nbytes + solver.CN[kernels.C_NODES] * node_row
+    node_row = solver.state.ND[0].nbytes + solver.state.NC[0].nbytes + solver.state.KEYS[0].nbytes + 2 * (solver.state.TABLE[0].nbytes + 1)
+    used = solver.state.counters[kernels.C_RECS] * solver.state.RC[0].nbytes + solver.state.counters[kernels.C_NODES] * node_row
     assert used > 0.5 * limit
     assert res.tree.branches_objective(X, y, 0.001) == pytest.approx(res.objective)
 
@@ -519,3 +541,23 @@ def test_the_result_tree_is_a_category_tree():
     tree = run(XOR_X, XOR_Y, 0.1)[2].tree
     assert isinstance(tree, Tree) and set(tree.split[tree.split != 0]) == {2}
     assert tree.predict(XOR_X).tolist() == XOR_Y.tolist()
+
+
+def test_one_compiled_kernel_serves_the_three_record_levels():
+    """The record level is the kernel's run-time argument (``LevelKernel``): the three levels share one
+    dispatcher, and fits at levels summary and full after one at level none compile nothing more."""
+    from odtlab.core._jit import COMPILED, LevelKernel
+
+    X = np.array([[0, 0, 1], [0, 1, 2], [1, 0, 0], [1, 1, 1], [2, 0, 2], [2, 1, 0]])
+    y = np.array([0, 1, 1, 0, 1, 0])
+    solver = BranchesSolver(X, y, lam=0.05)
+    wrappers = [solver.kernel(level) for level in (0, 1, 2)]
+    assert all(isinstance(w, LevelKernel) for w in wrappers)
+    assert [w.level for w in wrappers] == [0, 1, 2]
+    assert len({id(w.dispatcher) for w in wrappers}) == 1
+    Search(BranchesSolver(X, y, lam=0.05), record="none").run()
+    compiled = len(kernels.branches_kernel.signatures) if COMPILED else 0
+    for record in ("summary", "full"):
+        result = Search(BranchesSolver(X, y, lam=0.05), record=record).run()
+        assert result.optimal
+    assert (len(kernels.branches_kernel.signatures) if COMPILED else 0) == compiled

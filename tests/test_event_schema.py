@@ -23,7 +23,6 @@ MAX_FUNCTION_LINES = 120
 # Kernels whose conversion is done on a branch but not merged, because it is slower than the kernel it replaces
 # (issue 18 asks for every speed within 5 %). Strict: each mark fails once its module passes, so it goes then.
 PENDING = {
-    ("short", "core/branches.py"): "Branches' phase functions (branch branches-protocol) were 1.2-2.5x slower",
 }
 
 

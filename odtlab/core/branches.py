@@ -54,21 +54,41 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   that one and frees the others for the next expansion with as many split actions.
 * ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
   one size linked through the Q of their first row.
-* ``CN`` (int64): counters, so the search resumes exactly between calls.
+* ``counters`` (int64, ``CN`` in the code): C_ITER, C_NODES ..., so the search resumes exactly between calls.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from odtlab.core import events as ev
 from odtlab.core._jit import COMPILED, intrinsic, njit, types
+from odtlab.core.arrays import copy_flat
 from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
-# ---- parameters PA ---------------------------------------------------------------------------------------
-P_N, P_Q, P_K, P_LAM, P_DEN, P_MAXDEPTH, P_RULE, P_TIE, P_W, P_CMAX, P_EPI = range(11)
-N_PARAMS = 11
+# ---- the search's three groups: Params (read-only scalars), Data (read-only arrays), State (what it writes) ----
+Params = namedtuple("Params", "n q K lam den max_depth child_rule tie_break key_words cmax events_per_iteration "
+                   "scale")
+Params.__doc__ = """The search's options and sizes (int64 scalars): n rows, q features, K classes; ``lam`` the split
+penalty in units of 1 / (n * D), i.e. p * n for lambda = p / D, and ``den`` = D; ``max_depth`` (-1: none);
+``child_rule`` (RULE_*) and ``tie_break`` (TIE_*); ``key_words`` W of a branch key, ``cmax`` the largest C_i,
+the records one iteration writes at most (:func:`events_per_iteration`); ``scale`` = 1 / (n * D), the value
+of one unit (float), computed once: a division in the loop would add a ZeroDivisionError path, whose
+reference-count decrements numba's pruning cannot remove."""
+Data = namedtuple("Data", "Xt y BITS YB CAT RADIX WORD")
+Data.__doc__ = """The problem, read-only (:func:`prepare`): codes feature-major ``Xt`` (q x n, int32), class codes
+``y``, the row bitsets ``BITS[i, j]`` of X_i = j and ``YB[k]`` of class k, ``CAT`` = C_i per feature, and
+the key's ``RADIX`` / ``WORD`` per feature."""
+State = namedtuple("State", "counters ND NC KEYS TABLE OCC RC FREE")
+State.__doc__ = """Everything the search writes (see the module docstring for each array): ``counters`` (C_*), the memo
+``ND`` / ``NC`` / ``KEYS``, its hash table ``TABLE`` / ``OCC``, the split records ``RC`` and their free
+blocks ``FREE``. The driver grows ``ND``, ``NC``, ``KEYS``, ``RC`` and rebuilds ``TABLE`` / ``OCC``
+(``STATUS_GROW``); the search resumes exactly from it."""
 RULE_MIN_G, RULE_MIN_H, RULE_FIRST = 0, 1, 2
 TIE_PAPER, TIE_PROVEN = 0, 1
 
-# ---- counters CN -----------------------------------------------------------------------------------------
+ROOT = 0  # the memo node of the root Omega
+
+# ---- counters (State.counters) ---------------------------------------------------------------------------
 (C_ITER, C_EVALS, C_NODES, C_RECS, C_EXPANDED, C_LAZY, C_INIT, C_GROW, C_NEED_NODES,
  C_NEED_RECS) = range(10)
 N_COUNTERS = 10
@@ -490,6 +510,46 @@ else:
         return _ctpop(x)
 
 
+@intrinsic
+def _borrowed(typingctx, group):
+    """The arrays of ``group`` (an array or a tuple of arrays and scalars) without their reference count
+    (meminfo and parent NULL): numba's increments and decrements of such an array are a NULL test, not an
+    atomic operation. Only for arrays that outlive the call, such as a kernel's arguments."""
+    if not isinstance(group, (types.Array, types.BaseTuple)):
+        return None
+
+    def borrow(context, builder, ty, value):
+        if not isinstance(ty, types.Array):
+            return value
+        ary = context.make_array(ty)(context, builder, value=value)
+        ary.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        ary.parent = context.get_constant_null(types.pyobject)
+        return ary._getvalue()
+
+    def codegen(context, builder, signature, args):
+        ty, value = signature.args[0], args[0]
+        if isinstance(ty, types.Array):
+            return borrow(context, builder, ty, value)
+        for i, t in enumerate(ty.types):
+            value = builder.insert_value(value, borrow(context, builder, t, builder.extract_value(value, i)), i)
+        return value
+
+    return group(group), codegen
+
+
+if not COMPILED:  # no numba, or the coverage run: nothing is reference-counted
+    def borrowed(group):
+        """The group itself."""
+        return group
+else:
+    @njit(inline="always")
+    def borrowed(group):
+        """``group``'s arrays borrowed for the duration of a kernel call (:func:`_borrowed`): the kernel unpacks
+        its groups through it, so that handing arrays to the inlined procedures costs no atomic
+        reference-count updates."""
+        return _borrowed(group)
+
+
 @njit
 def bitset_rows(RB, rows):
     """Write the indices of the set bits of the bitset RB into ``rows``; return their number."""
@@ -505,16 +565,43 @@ def bitset_rows(RB, rows):
 
 
 @njit(inline="always")
-def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
-    """A new branch (Appendix D.2): store a branch with its Purification Bound R = max{H, P - lambda} (Prop 4.2)."""
+def majority(ccnt, j, K):
+    """k* of the child of category j (Eq. 4): its most frequent class in the counts ``ccnt[j * K + k]``, the
+    lowest on ties."""
+    best = 0
+    for kk in range(1, K):
+        if ccnt[j * K + kk] > ccnt[j * K + best]:
+            best = kk
+    return best
+
+
+@njit(inline="always")
+def leaf_value(den, n_best):
+    """H(l) = n_{k*}(l) / n (Eq. 4), the value of the leaf action at l, in units of 1 / (n * D)."""
+    return den * n_best
+
+
+@njit(inline="always")
+def purification_bound(den, lam, n_l):
+    """The Purification Bound of a split of a branch with n(l) rows (Prop 4.2, Eq. 7): Q(l, a) = -lambda +
+    n(l) / n, the value of a split that makes every child pure, in units of 1 / (n * D). A branch not
+    expanded yet has R(l) = max{H(l), this} (Eq. 8); when H(l) reaches it (errors <= lambda * n) no split
+    can beat the leaf and l is settled at birth."""
+    return den * n_l - lam
+
+
+@njit(inline="always")
+def new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pred, has_actions):
+    """INITIALISE (Algorithm 1, lines 56-76): store a new branch in the memo with R = max{H, P - lambda}
+    (Prop 4.2, Eq. 8), complete at once when it cannot be split or the leaf wins."""
     v = CN[C_NODES]
     CN[C_NODES] = v + 1
     CN[C_EVALS] += 1
     for w in range(key.shape[0]):
         KEYS[v, w] = key[w]
     insert(TABLE, OCC, slot, v, key)
-    h = PA[P_DEN] * n_best
-    bound = PA[P_DEN] * n_l - PA[P_LAM]
+    h = leaf_value(params.den, n_best)
+    bound = purification_bound(params.den, params.lam, n_l)
     ND[v, D_H] = h
     ND[v, D_G] = h
     ND[v, D_REC] = -1
@@ -540,22 +627,27 @@ def new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best, pr
 
 
 @njit
-def init_root(y, PA, WORD, CN, ND, NC, KEYS, TABLE, OCC):
+def init_root(data, params, state):
     """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}."""
-    n = PA[P_N]
-    counts = np.zeros(PA[P_K], np.int64)
+    n = params.n
+    counts = np.zeros(params.K, np.int64)
     for r in range(n):
-        counts[y[r]] += 1
+        counts[data.y[r]] += 1
     pred = 0
     for k in range(counts.shape[0]):
         if counts[k] > counts[pred]:
             pred = k
-    key = np.zeros(PA[P_W], np.int64)
+    key = np.zeros(params.key_words, np.int64)
+    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     for w in range(key.shape[0]):
         KEYS[0, w] = 0
-    has_actions = PA[P_MAXDEPTH] != 0 and (WORD >= 0).any()
+    has_actions = False  # some feature has two categories or more (WORD[i] >= 0)
+    for i in range(data.WORD.shape[0]):
+        if data.WORD[i] >= 0:
+            has_actions = params.max_depth != 0
     node, slot = lookup(TABLE, OCC, KEYS, key)
-    return new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, 0, n, counts[pred], pred, has_actions)
+    return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, np.int64(0), n, counts[pred], pred,
+                    has_actions)
 
 
 @njit(inline="always")
@@ -632,14 +724,13 @@ def release(ND, RC, FREE, v):
 
 
 @njit(inline="always")
-def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
+def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_c, key):
     """Point the inline slot of branch v in every expanded parent (v minus one of its first ``n_test`` tests)
     to its memo node: the kernel re-points the slot in the parent Selection came through itself (the last
     test), without a lookup."""
-    W = PA[P_W]
     for t in range(n_test):
         f = test_f[t]
-        for w in range(W):
+        for w in range(key.shape[0]):
             key[w] = KEYS[v, w]
         key[WORD[f]] -= (test_c[t] + 1) * RADIX[f]
         p, slot = lookup(TABLE, OCC, KEYS, key)
@@ -651,439 +742,665 @@ def link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, t
 
 
 # ------------------------------------------------------------------------------------------------------------
-# the kernel
+# the kernel: Algorithm 1 of Appendix E, one procedure per function
 # ------------------------------------------------------------------------------------------------------------
+# The kernel unpacks its groups once per call (:func:`borrowed`) and hands each procedure the arrays it
+# touches. numba increments and decrements the reference count of every array an inlined function receives
+# (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size
+# (perf put a fifth of a monk2-f run's samples in NRT_incref / NRT_decref before the arrays were borrowed).
 
-def make_kernel(level):
-    """The Branches kernel compiled for a record level (``LEVEL_NONE`` has no event code at all).
+Work = namedtuple("Work", "ints bits")
+Work.__doc__ = """Scratch memory of the kernel (not part of the resumable state; the solver makes it once, :func:`make_work`),
+two arrays so that a kernel call types two arguments rather than twelve; :func:`scratch` cuts them into
+Selection's ``path`` of memo nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of
+step t), a branch ``key``; the split actions ``act`` of the selected branch (``used[i]`` = 1 marks its
+tested features); Expansion's data extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows
+of class k, ``pk[k]`` their number) or a row list ``rows``, and the counts of one feature's categories,
+``cnt[j]`` rows and ``ccnt[j * K + k]`` of class k."""
 
-    ``kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
-    max_iterations) -> (n_events, status)`` runs at most ``max_iterations`` iterations of Selection,
-    Expansion and Backpropagation (Section 4.2, Appendix D.2). ``Xt`` holds the codes feature-major (q x n),
-    ``BITS[i, j]`` the row bitset of ``X_i = j`` and ``YB[k]`` the one of class k. Before an iteration
-    changes anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the
-    selected branch needs (``STATUS_GROW``, sizes in ``CN[C_NEED_*]``); the driver then calls again.
+Split = namedtuple("Split", "leaf depth feature categories word radix record child_actions")
+Split.__doc__ = """The scalars of one SPLIT(l, a) call (:func:`split`): the branch ``leaf`` (memo node) at ``depth``,
+the action's ``feature`` i with C_i ``categories`` and its key ``word`` / ``radix``, the split ``record``
+row it fills, and whether the children have split actions left (``child_actions``)."""
 
-    The helpers an iteration calls (lookup, select_child, find_record, new_node, link_parents, refresh,
-    sift_down, release) are inlined (``inline="always"``): a call of a compiled function passes its arrays
-    with atomic reference-count updates, about a tenth of the time of a one-hot search (monk1-f).
 
-    Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
-    IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``CN[C_ITER]`` is k once it is
-    over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
-    """
+def make_work(params, n_words):
+    """The kernel's scratch memory (:class:`Work`); ``n_words`` = 64-bit words of a row bitset (plain Python:
+    two allocations, where a compiled call would cost more in typing its arguments)."""
+    q, K, cmax = params.q, params.K, params.cmax
+    ints = (q + 2) + 2 * (q + 1) + params.key_words + 2 * q + params.n + K + cmax + cmax * K
+    return Work(np.zeros(ints, np.int64), np.zeros((K + 1) * n_words, np.uint64))
 
-    @njit
-    def kernel(Xt, y, BITS, YB, PA, CAT, RADIX, WORD, CN, ND, NC, KEYS, TABLE, OCC, RC, FREE, events,
-               max_iterations):
-        n = PA[P_N]
-        q = PA[P_Q]
-        K = PA[P_K]
-        lam = PA[P_LAM]
-        den = PA[P_DEN]
-        maxdepth = PA[P_MAXDEPTH]
-        rule = PA[P_RULE]
-        tie = PA[P_TIE]
-        W = PA[P_W]
-        cmax = PA[P_CMAX]
-        epi = PA[P_EPI]
-        scale = 1.0 / (n * den)
-        root = 0
-        k = 0
 
-        if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
-            if k + epi > events.shape[0]:
-                return k, STATUS_BUFFER
-            CN[C_INIT] = 1
-            flags = ND[root, D_FLAGS]
-            k = emit_init(events, k, CN[C_ITER], root=root, lam=lam * scale, n=n, q=q, K=K,
-                          R=ND[root, D_R] * scale, G=ND[root, D_G] * scale, H=ND[root, D_H] * scale,
-                          P=NC[root, I_N] * den * scale, state=flags)
-            if flags & F_COMPLETE:
-                k = emit_terminated(events, k, CN[C_ITER], node=root, objective=ND[root, D_R] * scale,
-                                    root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
-                                    iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
-                                    expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
-        if ND[root, D_FLAGS] & F_COMPLETE:
-            return k, STATUS_DONE
+@njit(inline="always")
+def scratch(params, work):
+    """The scratch arrays of :class:`Work`, views of its two arrays in the order of its docstring: ``path,
+    test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt``."""
+    q, K, cmax = params.q, params.K, params.cmax
+    ints, bits = work
+    nw = bits.shape[0] // (K + 1)
+    a = q + 2
+    b = a + q + 1
+    c = b + q + 1
+    d = c + params.key_words
+    e = d + q
+    f = e + q
+    g = f + params.n
+    h = g + K
+    i = h + cmax
+    return (ints[:a], ints[a:b], ints[b:c], ints[c:d], ints[d:e], ints[e:f], ints[f:g], bits[:nw],
+            bits[nw:].reshape((K, nw)), ints[g:h], ints[h:i], ints[i:i + cmax * K])
 
-        path = np.empty(q + 2, np.int64)
-        key = np.empty(W, np.int64)
-        test_f = np.empty(q + 1, np.int64)
-        test_c = np.empty(q + 1, np.int64)
-        act = np.empty(q, np.int64)
-        rows = np.empty(n, np.int64)
-        cnt = np.zeros(cmax, np.int64)
-        ccnt = np.zeros(cmax * K, np.int64)
-        used = np.zeros(q, np.bool_)
-        nw = YB.shape[1]
-        RB = np.empty(nw, np.uint64)
-        RBY = np.empty((K, nw), np.uint64)
-        pk = np.zeros(K, np.int64)
 
-        done_it = 0
-        while done_it < max_iterations:
-            if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
-                return k, STATUS_BUFFER
-            k_start = k
-            it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
-            if level >= LEVEL_FULL:
-                k = emit_iteration_start(events, k, it, node=root, root_R=ND[root, D_R] * scale,
-                                         root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES],
-                                         evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED],
-                                         gap=(ND[root, D_R] - ND[root, D_G]) * scale)
+@njit(inline="always")
+def split_actions(params, WORD, used, act, test_f, plen):
+    """The split actions A(l) minus the leaf action of the selected branch (Algorithm 1, line 26): every
+    feature with two or more categories that its ``plen`` tests ``test_f`` do not use; none at
+    ``max_depth``. Written to ``act``; returns their number."""
+    n_act = 0
+    if params.max_depth < 0 or plen < params.max_depth:
+        for t in range(plen):
+            used[test_f[t]] = 1
+        for i in range(params.q):
+            if WORD[i] >= 0 and not used[i]:
+                act[n_act] = i
+                n_act += 1
+        for t in range(plen):
+            used[test_f[t]] = 0
+    return n_act
 
-            # ---- Selection (reads only): follow each branch's best split, which is its first record ----
-            v = root
-            plen = 0
-            path[0] = root
-            inline = -1  # slot of the selected child when it is not in the memo yet
-            while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
-                r = ND[v, D_REC]
-                i = rec_feature(RC, r)
-                j = select_child(ND, RC, r, CAT[i], rule, den)
-                s = RC[r, R_KIDS + j]
-                if level >= LEVEL_FULL:
-                    ru = runner_up(RC, r, ND[v, D_NACT], tie)
-                    ru_q = np.nan
-                    ru_f = -1.0
-                    if ru >= 0:
-                        ru_q = RC[ru, R_Q] * scale
-                        ru_f = rec_feature(RC, ru) * 1.0
-                    k = emit_select_step(events, k, it, depth=ND[v, D_DEPTH], node_id=v,
-                                         previous=path[plen - 1] if plen > 0 else -1, chosen_feature=i,
-                                         Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
-                                         chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=rule,
-                                         runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
-                    for jj in range(CAT[i]):
-                        sj = RC[r, R_KIDS + jj]
-                        if sj & S_OPEN == 0:
-                            continue
-                        fl = CANDIDATE_CHOSEN if jj == j else 0
-                        if sj & S_INLINE:
-                            hj = den * inline_best(RC, sj)
-                            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1,
-                                                      node_id=v, feature=i, category=jj * 1.0,
-                                                      R=(den * inline_n(RC, sj) - lam) * scale, G=hj * scale,
-                                                      n_l=inline_n(RC, sj), n_best=inline_best(RC, sj),
-                                                      H=hj * scale, state=fl)
-                        else:
-                            c = sj >> 2
-                            if ND[c, D_FLAGS] & F_COMPLETE:
-                                fl |= CANDIDATE_COMPLETE
-                            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
-                                                      feature=i, category=jj * 1.0, R=ND[c, D_R] * scale,
-                                                      G=ND[c, D_G] * scale, n_l=NC[c, I_N], n_best=NC[c, I_NBEST],
-                                                      H=ND[c, D_H] * scale, state=fl)
-                test_f[plen] = i  # the branch's tests are the steps of the path
-                test_c[plen] = j
-                plen += 1
-                if s & S_INLINE:
-                    inline = r  # the record holding it; its category is test_c[plen - 1]
-                    break
-                v = s >> 2
-                path[plen] = v
-            lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0
 
-            # ---- room for the expansion (nothing changed yet) ----
-            n_act = 0
-            if not lazy:
-                if maxdepth < 0 or plen < maxdepth:
-                    for t in range(plen):
-                        used[test_f[t]] = True
-                    for i in range(q):
-                        if WORD[i] >= 0 and not used[i]:
-                            act[n_act] = i
-                            n_act += 1
-                    for t in range(plen):
-                        used[test_f[t]] = False
-                grow = 0
-                if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
-                    grow |= GROW_NODES
-                fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
-                if CN[C_RECS] + fresh > RC.shape[0]:
-                    grow |= GROW_RECS
-                if grow:
-                    CN[C_GROW] = grow
-                    CN[C_NEED_NODES] = CN[C_NODES] + 1
-                    CN[C_NEED_RECS] = CN[C_RECS] + fresh
-                    return k_start, STATUS_GROW
+@njit(inline="always")
+def needs_room(CN, ND, TABLE, RC, FREE, n_act):
+    """Before an expansion changes anything: does it need larger arrays (a memo node, ``n_act`` split records
+    past the free blocks)? If so, the sizes go to ``CN[C_GROW / C_NEED_*]`` for the driver."""
+    grow = 0
+    if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
+        grow |= GROW_NODES
+    fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
+    if CN[C_RECS] + fresh > RC.shape[0]:
+        grow |= GROW_RECS
+    if grow:
+        CN[C_GROW] = grow
+        CN[C_NEED_NODES] = CN[C_NODES] + 1
+        CN[C_NEED_RECS] = CN[C_RECS] + fresh
+    return grow != 0
 
-            # ---- Expansion ----
-            if not lazy:
-                # the branch's rows as a bitset, the AND of its tests (Appendix D.2's data extraction)
-                for w in range(nw):
-                    RB[w] = YB[0, w]
-                    for kk in range(1, K):
-                        RB[w] |= YB[kk, w]
-                for t in range(plen):
-                    for w in range(nw):
-                        RB[w] &= BITS[test_f[t], test_c[t], w]
-                for kk in range(K):  # class counts of the branch; RBY[k]: its rows of class k
-                    pk[kk] = 0
-                    for w in range(nw):
-                        RBY[kk, w] = RB[w] & YB[kk, w]
-                        pk[kk] += popcount(RBY[kk, w])
-                if inline >= 0:  # store the selected branch in the memo and link its expanded parents
-                    s = RC[inline, R_KIDS + test_c[plen - 1]]
-                    pred = 0
-                    for kk in range(1, K):
-                        if pk[kk] > pk[pred]:
-                            pred = kk
-                    for w in range(W):
-                        key[w] = KEYS[v, w]
-                    key[WORD[test_f[plen - 1]]] += (test_c[plen - 1] + 1) * RADIX[test_f[plen - 1]]
-                    c, slot = lookup(TABLE, OCC, KEYS, key)
-                    v = new_node(PA, CN, ND, NC, KEYS, TABLE, OCC, key, slot, plen, inline_n(RC, s), inline_best(RC, s),
-                                 pred, True)
-                    CN[C_EVALS] -= 1  # it was counted when its parent was expanded
-                    path[plen] = v
-                    RC[inline, R_KIDS + test_c[plen - 1]] = v * 4 + S_OPEN
-                    link_parents(PA, RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
-            leaf = v
-            if level >= LEVEL_FULL:
-                k = emit_selection(events, k, it, depth=ND[leaf, D_DEPTH], leaf_id=leaf,
-                                   previous=path[plen - 1] if plen > 0 else -1,
-                                   feature=test_f[plen - 1] if plen > 0 else -1, R=ND[leaf, D_R] * scale,
-                                   G=ND[leaf, D_G] * scale, path_length=plen + 1, n_actions=n_act,
-                                   H=ND[leaf, D_H] * scale, leaf_complete=lazy)
-            if lazy:
-                CN[C_LAZY] += 1
-            else:
-                r_before = ND[leaf, D_R]
-                depth_c = plen + 1
-                child_actions = n_act > 1 and (maxdepth < 0 or depth_c < maxdepth)
-                m = NC[leaf, I_N]
-                listed = False
-                rec0 = FREE[n_act]
-                if rec0 >= 0:  # a free block of n_act rows (see release)
-                    FREE[n_act] = RC[rec0, R_Q]
-                else:
-                    rec0 = CN[C_RECS]
-                    CN[C_RECS] = rec0 + n_act
-                for w in range(W):
-                    key[w] = KEYS[leaf, w]
-                for a in range(n_act):
-                    i = act[a]
-                    c_i = CAT[i]
-                    r = rec0 + a
-                    wi = WORD[i]
-                    # class counts of every category of feature i: popcounts of bitset intersections
-                    # (the last category and the last class by subtraction, V-early B.2) or one pass over
-                    # the row list, whichever touches less memory
-                    if (c_i - 1) * K * nw <= 3 * m:
-                        for kk in range(K):
-                            ccnt[(c_i - 1) * K + kk] = pk[kk]
-                        cnt[c_i - 1] = m
-                        for j in range(c_i - 1):
-                            tot = 0
-                            for w in range(nw):
-                                tot += popcount(RB[w] & BITS[i, j, w])
-                            cnt[j] = tot
-                            cnt[c_i - 1] -= tot
-                            for kk in range(K - 1):
-                                s_jk = 0
-                                for w in range(nw):
-                                    s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
-                                ccnt[j * K + kk] = s_jk
-                                tot -= s_jk
-                            ccnt[j * K + K - 1] = tot
-                            for kk in range(K):
-                                ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
-                    else:
-                        if not listed:
-                            bitset_rows(RB, rows)
-                            listed = True
-                        for j in range(c_i):
-                            cnt[j] = 0
-                        for t in range(c_i * K):
-                            ccnt[t] = 0
-                        for t in range(m):
-                            row = rows[t]
-                            c = Xt[i, row]
-                            cnt[c] += 1
-                            ccnt[c * K + y[row]] += 1
-                    q_sum = -lam
-                    g_sum = -lam
-                    done = 0
-                    n_open = 0
-                    for j in range(c_i):
-                        best_k = 0
-                        for kk in range(1, K):
-                            if ccnt[j * K + kk] > ccnt[j * K + best_k]:
-                                best_k = kk
-                        n_best = ccnt[j * K + best_k]
-                        h = den * n_best
-                        bound = den * cnt[j] - lam
-                        settled = h >= bound
-                        if settled or not child_actions:  # complete at birth: a leaf for good
-                            CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
-                            q_sum += h
-                            g_sum += h
-                            done += h
-                            if level >= LEVEL_FULL:
-                                fl = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)
-                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
-                                                         feature=i, category=j * 1.0, R=h * scale, G=h * scale,
-                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
-                                                         bound=bound * scale, state=fl)
-                                k = emit_node_completed(events, k, it, depth=depth_c, node_id=-1, parent_id=leaf,
-                                                        best_feature=i, category=j * 1.0, R=h * scale, G=h * scale,
-                                                        reason=REASON_SETTLED if settled else REASON_NO_ACTIONS,
-                                                        state=fl)
-                            continue
-                        key[wi] = KEYS[leaf, wi] + (j + 1) * RADIX[i]
-                        c, slot = lookup(TABLE, OCC, KEYS, key)
-                        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
-                            CN[C_EVALS] += 1
-                            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
-                            q_sum += bound
-                            g_sum += h
-                            n_open += 1
-                            if level >= LEVEL_FULL:
-                                k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=-1, parent_id=leaf,
-                                                         feature=i, category=j * 1.0, R=bound * scale, G=h * scale,
-                                                         n_l=cnt[j], n_best=n_best, pred=best_k, H=h * scale,
-                                                         bound=bound * scale, state=0)
-                            continue
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_G]
-                        if ND[c, D_FLAGS] & F_COMPLETE:
-                            done += ND[c, D_R]
-                            RC[r, R_KIDS + j] = c * 4
-                        else:
-                            n_open += 1
-                            RC[r, R_KIDS + j] = c * 4 + S_OPEN
-                        if level >= LEVEL_FULL:
-                            k = emit_child_evaluated(events, k, it, depth=depth_c, child_id=c, parent_id=leaf,
-                                                     feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
-                                                     G=ND[c, D_G] * scale, n_l=cnt[j], n_best=n_best, pred=best_k,
-                                                     H=h * scale, bound=bound * scale,
-                                                     state=ND[c, D_FLAGS] | F_MEMO_HIT)
-                    key[wi] = KEYS[leaf, wi]
-                    RC[r, R_Q] = q_sum
-                    RC[r, R_DONE] = done
-                    RC[r, R_META] = rec_meta(RC, i, n_open)
-                    if g_sum > ND[leaf, D_G]:
-                        ND[leaf, D_G] = g_sum
-                        ND[leaf, D_BEST] = i
-                    if level >= LEVEL_FULL:
-                        k = emit_split_scored(events, k, it, depth=plen, node_id=leaf, feature=i, Q=q_sum * scale,
-                                              R_before=r_before * scale, g=g_sum * scale, n_open=n_open,
-                                              n_children=c_i, done=(done - lam) * scale, complete=n_open == 0)
-                for pos in range(n_act // 2 - 1, -1, -1):
-                    sift_down(RC, rec0, n_act, pos, tie)
-                ND[leaf, D_REC] = rec0
-                ND[leaf, D_NACT] = n_act
-                ND[leaf, D_FLAGS] |= F_EXPANDED
-                CN[C_EXPANDED] += 1
-                reason = refresh(ND, NC, RC, leaf)
-                if level >= LEVEL_FULL:
-                    k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
-                                       best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale,
-                                       G=ND[leaf, D_G] * scale, reason=reason, incumbent_feature=ND[leaf, D_BEST],
-                                       n_actions=n_act, R_before=r_before * scale, H=ND[leaf, D_H] * scale,
-                                       state=ND[leaf, D_FLAGS])
-                    if reason != REASON_NONE:
-                        k = emit_node_completed(events, k, it, depth=plen, node_id=leaf,
-                                                parent_id=path[plen - 1] if plen > 0 else -1,
-                                                best_feature=rec_feature(RC, rec0) if reason == REASON_SPLIT else -1,
-                                                category=0.0, R=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
-                                                reason=reason, state=ND[leaf, D_FLAGS])
-                if reason != REASON_NONE:
-                    release(ND, RC, FREE, leaf)
 
-            # ---- Backpropagation, from the selected branch's parent up to the root ----
-            for t in range(plen - 1, -1, -1):
-                v = path[t]
-                r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
-                q_before = RC[r, R_Q]
-                r_before = ND[v, D_R]
-                g_before = ND[v, D_G]
-                i = rec_feature(RC, r)
-                done = RC[r, R_DONE]
-                n_open = rec_open(RC, r)
-                q_sum = -lam + done
-                g_sum = -lam + done
-                removed = 0
-                for j in range(CAT[i]):
-                    s = RC[r, R_KIDS + j]
-                    if s & S_OPEN == 0:
-                        continue
-                    if s & S_INLINE:  # not expanded yet
-                        q_sum += den * inline_n(RC, s) - lam
-                        g_sum += den * inline_best(RC, s)
-                        continue
-                    c = s >> 2
-                    if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
-                        done += ND[c, D_R]
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_R]
-                        RC[r, R_KIDS + j] = c * 4
-                        n_open -= 1
-                        removed += 1
-                        if level >= LEVEL_FULL:
-                            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v,
-                                                  feature=i, category=j * 1.0, R=ND[c, D_R] * scale,
-                                                  G=ND[c, D_G] * scale)
-                    else:
-                        q_sum += ND[c, D_R]
-                        g_sum += ND[c, D_G]
-                RC[r, R_DONE] = done
-                RC[r, R_META] = rec_meta(RC, i, n_open)
-                RC[r, R_Q] = q_sum
-                if g_sum > ND[v, D_G]:
-                    ND[v, D_G] = g_sum
-                    ND[v, D_BEST] = i
-                sift_down(RC, r, ND[v, D_NACT], 0, tie)
-                reason = refresh(ND, NC, RC, v)
-                if level >= LEVEL_FULL:
-                    fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
-                    if reason != REASON_NONE:
-                        fl |= CHANGE_COMPLETE
-                    if ND[v, D_G] > g_before:
-                        fl |= CHANGE_G
-                    k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
-                                           Q_after=q_sum * scale, R_after=ND[v, D_R] * scale,
-                                           G_after=ND[v, D_G] * scale, n_removed=removed,
-                                           top_feature=rec_feature(RC, r), reason=reason, Q_before=q_before * scale,
-                                           R_before=r_before * scale, changes=fl)
-                    if reason != REASON_NONE:
-                        k = emit_node_completed(events, k, it, depth=t, node_id=v,
-                                                parent_id=path[t - 1] if t > 0 else -1,
-                                                best_feature=rec_feature(RC, r) if reason == REASON_SPLIT else -1,
-                                                category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
-                                                reason=reason, state=ND[v, D_FLAGS])
-                if reason != REASON_NONE:
-                    release(ND, RC, FREE, v)
+@njit(inline="always")
+def extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen):
+    """The selected branch's rows as a bitset ``RB``, the AND of its ``plen`` tests' row bitsets (Appendix
+    D.2's data extraction), with its rows of each class ``RBY[k]`` and their numbers ``pk[k]``."""
+    K, nw = YB.shape[0], YB.shape[1]
+    for w in range(nw):
+        RB[w] = YB[0, w]
+        for kk in range(1, K):
+            RB[w] |= YB[kk, w]
+    for t in range(plen):
+        for w in range(nw):
+            RB[w] &= BITS[test_f[t], test_c[t], w]
+    for kk in range(K):
+        pk[kk] = 0
+        for w in range(nw):
+            RBY[kk, w] = RB[w] & YB[kk, w]
+            pk[kk] += popcount(RBY[kk, w])
 
-            CN[C_ITER] = it
-            done_it += 1
-            finished = (ND[root, D_FLAGS] & F_COMPLETE) != 0
-            if level >= LEVEL_SUMMARY:
-                k = emit_iteration_end(events, k, it, node=root, root_R=ND[root, D_R] * scale,
-                                       root_G=ND[root, D_G] * scale, memo_size=CN[C_NODES], evaluations=CN[C_EVALS],
-                                       expanded=CN[C_EXPANDED], gap=(ND[root, D_R] - ND[root, D_G]) * scale,
-                                       state=(END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
-                if finished:
-                    k = emit_terminated(events, k, it, node=root, objective=ND[root, D_R] * scale,
-                                        root_R=ND[root, D_R] * scale, root_G=ND[root, D_G] * scale,
-                                        iterations=CN[C_ITER], evaluations=CN[C_EVALS], memo_size=CN[C_NODES],
-                                        expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[root, D_BEST], optimal=1)
-            if finished:
-                return k, STATUS_DONE
-        return k, STATUS_BUDGET
 
-    return kernel
+@njit(inline="always")
+def child_key(KEYS, key, v, word, radix, c):
+    """The key of branch v's child of category c on a feature with key ``word`` and ``radix``, into ``key``."""
+    for w in range(key.shape[0]):
+        key[w] = KEYS[v, w]
+    key[word] += (c + 1) * radix
+
+
+@njit(inline="always")
+def memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, depth):
+    """INITIALISE's ``memo.add`` (Algorithm 1, line 75) for a selected branch with ``key`` at ``depth`` that
+    was the inline child of category c of split record ``inline``: store it (its class counts ``pk``) and
+    point its slot to it. Returns its node."""
+    s = RC[inline, R_KIDS + c]
+    pred = 0
+    for kk in range(1, params.K):
+        if pk[kk] > pk[pred]:
+            pred = kk
+    found, slot = lookup(TABLE, OCC, KEYS, key)
+    v = new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, inline_n(RC, s), inline_best(RC, s), pred,
+                 True)
+    CN[C_EVALS] -= 1  # it was counted when its parent was expanded
+    RC[inline, R_KIDS + c] = v * 4 + S_OPEN
+    return v
+
+
+@njit(inline="always")
+def count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, c_i, m):
+    """Class counts of every category of feature i among the selected branch's m rows (``cnt[j]``,
+    ``ccnt[j * K + k]``) by popcounts of bitset intersections, the last category and the last class by
+    subtraction (V-early B.2)."""
+    K, nw = RBY.shape[0], RB.shape[0]
+    for kk in range(K):
+        ccnt[(c_i - 1) * K + kk] = pk[kk]
+    cnt[c_i - 1] = m
+    for j in range(c_i - 1):
+        tot = 0
+        for w in range(nw):
+            tot += popcount(RB[w] & BITS[i, j, w])
+        cnt[j] = tot
+        cnt[c_i - 1] -= tot
+        for kk in range(K - 1):
+            s_jk = 0
+            for w in range(nw):
+                s_jk += popcount(RBY[kk, w] & BITS[i, j, w])
+            ccnt[j * K + kk] = s_jk
+            tot -= s_jk
+        ccnt[j * K + K - 1] = tot
+        for kk in range(K):
+            ccnt[(c_i - 1) * K + kk] -= ccnt[j * K + kk]
+
+
+@njit(inline="always")
+def count_by_rows(Xt, y, rows, cnt, ccnt, i, c_i, K, m):
+    """The same counts by one pass over the branch's row list ``rows[:m]`` (:func:`bitset_rows`)."""
+    for j in range(c_i):
+        cnt[j] = 0
+    for t in range(c_i * K):
+        ccnt[t] = 0
+    for t in range(m):
+        row = rows[t]
+        c = Xt[i, row]
+        cnt[c] += 1
+        ccnt[c * K + y[row]] += 1
 
 
 @njit
-def incumbent_tree(ND, RC, CAT, den, lam):
-    """The incumbent tree: from the root, follow every branch's best-G split; a leaf-optimal,
-    never-improved or non-memo branch is a leaf. Returns (value, feature, first, n_children) in
-    breadth-first order (children of node t are first[t] .. first[t] + n_children[t] - 1; feature -1 for a
-    leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
+def report_init(params, state, events, k):
+    """Init, and Terminated when the root is complete at birth (level summary and full)."""
+    ND, scale = state.ND, params.scale
+    flags = ND[ROOT, D_FLAGS]
+    k = emit_init(events, k, state.counters[C_ITER], root=ROOT, lam=params.lam * scale, n=params.n, q=params.q,
+                  K=params.K, R=ND[ROOT, D_R] * scale, G=ND[ROOT, D_G] * scale, H=ND[ROOT, D_H] * scale,
+                  P=state.NC[ROOT, I_N] * params.den * scale, state=flags)
+    if flags & F_COMPLETE:
+        k = report_terminated(params, ND, state.counters, events, k, state.counters[C_ITER])
+    return k
+
+
+@njit
+def report_terminated(params, ND, CN, events, k, it):
+    scale = params.scale
+    return emit_terminated(events, k, it, node=ROOT, objective=ND[ROOT, D_R] * scale, root_R=ND[ROOT, D_R] * scale,
+                           root_G=ND[ROOT, D_G] * scale, iterations=CN[C_ITER], evaluations=CN[C_EVALS],
+                           memo_size=CN[C_NODES], expanded=CN[C_EXPANDED] * 1.0, root_feature=ND[ROOT, D_BEST],
+                           optimal=1)
+
+
+@njit
+def report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen):
+    """The ``plen`` steps of the descent :func:`select` made (it changes nothing, so they are written after it,
+    out of its loop): SelectStep at each branch ``path[t]`` and a SelectCandidate per open child."""
+    for t in range(plen):
+        v = path[t]
+        k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, ND[v, D_REC], test_c[t],
+                               path[t - 1] if t > 0 else -1)
+    return k
+
+
+@njit
+def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous):
+    """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
+    lam, den, scale = params.lam, params.den, params.scale
+    i = rec_feature(RC, r)
+    s = RC[r, R_KIDS + j]
+    ru = runner_up(RC, r, ND[v, D_NACT], params.tie_break)
+    ru_q = np.nan
+    ru_f = -1.0
+    if ru >= 0:
+        ru_q = RC[ru, R_Q] * scale
+        ru_f = rec_feature(RC, ru) * 1.0
+    k = emit_select_step(events, k, it, depth=ND[v, D_DEPTH], node_id=v, previous=previous, chosen_feature=i,
+                         Q=RC[r, R_Q] * scale, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale,
+                         chosen_child=-1 if s & S_INLINE else s >> 2, category=j, rule=params.child_rule,
+                         runner_up_Q=ru_q, runner_up_feature=ru_f, n_open=rec_open(RC, r))
+    for jj in range(CAT[i]):
+        sj = RC[r, R_KIDS + jj]
+        if sj & S_OPEN == 0:
+            continue
+        fl = CANDIDATE_CHOSEN if jj == j else 0
+        if sj & S_INLINE:
+            hj = leaf_value(den, inline_best(RC, sj))
+            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1, node_id=v, feature=i,
+                                      category=jj * 1.0, R=purification_bound(den, lam, inline_n(RC, sj)) * scale,
+                                      G=hj * scale, n_l=inline_n(RC, sj), n_best=inline_best(RC, sj), H=hj * scale,
+                                      state=fl)
+        else:
+            c = sj >> 2
+            if ND[c, D_FLAGS] & F_COMPLETE:
+                fl |= CANDIDATE_COMPLETE
+            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                      category=jj * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale,
+                                      n_l=NC[c, I_N], n_best=NC[c, I_NBEST], H=ND[c, D_H] * scale, state=fl)
+    return k
+
+
+@njit
+def report_completed(params, ND, RC, events, k, it, v, depth, parent, reason):
+    """NodeCompleted of memo branch v at ``depth`` (``parent`` on the path, -1 for the root) for ``reason``
+    (REASON_*); a branch completed by its best split names that split's feature (its top record)."""
+    scale = params.scale
+    return emit_node_completed(events, k, it, depth=depth, node_id=v, parent_id=parent,
+                               best_feature=rec_feature(RC, ND[v, D_REC]) if reason == REASON_SPLIT else -1,
+                               category=0.0, R=ND[v, D_R] * scale, G=ND[v, D_G] * scale, reason=reason,
+                               state=ND[v, D_FLAGS])
+
+
+@njit
+def report_iteration_start(params, ND, CN, events, k, it):
+    scale = params.scale
+    R, G = ND[ROOT, D_R], ND[ROOT, D_G]
+    return emit_iteration_start(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
+                                evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale)
+
+
+@njit
+def report_iteration_end(params, ND, CN, events, k, it, flags):
+    scale = params.scale
+    R, G = ND[ROOT, D_R], ND[ROOT, D_G]
+    return emit_iteration_end(events, k, it, node=ROOT, root_R=R * scale, root_G=G * scale, memo_size=CN[C_NODES],
+                              evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
+
+
+@njit
+def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
+    """ChildEvaluated of child j of SPLIT ``sp`` (:func:`split`): memo branch ``c``, or (c = -1) a leaf
+    for good (``state`` has F_COMPLETE; then also its NodeCompleted) or a branch not expanded yet (state
+    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8)."""
+    lam, den, scale = params.lam, params.den, params.scale
+    h = leaf_value(den, n_best)
+    bound = purification_bound(den, lam, n_l)
+    if c >= 0:
+        R, G = ND[c, D_R], ND[c, D_G]
+    else:
+        R, G = h if state & F_COMPLETE else bound, h
+    k = emit_child_evaluated(events, k, it, depth=sp.depth + 1, child_id=c, parent_id=sp.leaf, feature=sp.feature,
+                             category=j * 1.0, R=R * scale, G=G * scale, n_l=n_l, n_best=n_best, pred=pred,
+                             H=h * scale, bound=bound * scale, state=state)
+    if c < 0 and state & F_COMPLETE:
+        k = emit_node_completed(events, k, it, depth=sp.depth + 1, node_id=-1, parent_id=sp.leaf,
+                                best_feature=sp.feature, category=j * 1.0, R=h * scale, G=h * scale,
+                                reason=REASON_SETTLED if state & F_SETTLED else REASON_NO_ACTIONS, state=state)
+    return k
+
+
+@njit
+def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
+    """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
+    it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
+    settled when its errors are at most lambda * n; with S_OPEN, a branch not expanded yet; else a memo
+    branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
+    K, lam, den, scale = params.K, params.lam, params.den, params.scale
+    for j in range(sp.categories):
+        best_k = majority(ccnt, j, K)
+        n_best = ccnt[j * K + best_k]
+        s = RC[sp.record, R_KIDS + j]
+        c = -1
+        state = 0
+        if not s & S_INLINE:
+            c = s >> 2
+            state = ND[c, D_FLAGS] | F_MEMO_HIT
+        elif not s & S_OPEN:
+            state = F_COMPLETE | F_LEAF
+            if leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
+                state |= F_SETTLED
+        k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
+    return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
+                             R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
+                             n_children=sp.categories, done=(done - params.lam) * scale, complete=n_open == 0)
+
+
+@njit
+def report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before, reason):
+    """Expansion of branch ``leaf`` into ``n_act`` split records (R was ``r_before``), and its
+    NodeCompleted when ``reason`` completed it (:func:`expand`)."""
+    scale = params.scale
+    plen = ND[leaf, D_DEPTH]
+    rec0 = ND[leaf, D_REC]
+    k = emit_expansion(events, k, it, depth=plen, node_id=leaf, best_feature=rec_feature(RC, rec0),
+                       best_Q=RC[rec0, R_Q] * scale, R_after=ND[leaf, D_R] * scale, G=ND[leaf, D_G] * scale,
+                       reason=reason, incumbent_feature=ND[leaf, D_BEST], n_actions=n_act,
+                       R_before=r_before * scale, H=ND[leaf, D_H] * scale, state=ND[leaf, D_FLAGS])
+    if reason != REASON_NONE:
+        k = report_completed(params, ND, RC, events, k, it, leaf, plen, path[plen - 1] if plen > 0 else -1, reason)
+    return k
+
+
+@njit
+def report_children_closed(params, ND, RC, CAT, events, k, it, v, r):
+    """ChildClosed for each open memo child of branch v's split record r that is complete: the children
+    :func:`backpropagate` then moves to the complete side (errata E2), written before it does."""
+    scale = params.scale
+    i = rec_feature(RC, r)
+    for j in range(CAT[i]):
+        s = RC[r, R_KIDS + j]
+        if s & S_OPEN == 0 or s & S_INLINE:
+            continue
+        c = s >> 2
+        if ND[c, D_FLAGS] & F_COMPLETE:
+            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                  category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
+    return k
+
+
+@njit
+def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, removed, reason):
+    """BackpropStep at ``path[t]`` whose top split was on feature i (``change``: that split's Q, the
+    branch's R and G before the step, and the split's new Q), and its NodeCompleted when ``reason``
+    completed it (:func:`backpropagate`)."""
+    scale = params.scale
+    q_before, r_before, g_before, q_after = change
+    v = path[t]
+    r = ND[v, D_REC]
+    fl = CHANGE_TOP if rec_feature(RC, r) != i else 0
+    if reason != REASON_NONE:
+        fl |= CHANGE_COMPLETE
+    if ND[v, D_G] > g_before:
+        fl |= CHANGE_G
+    k = emit_backprop_step(events, k, it, depth=t, node_id=v, child_id=path[t + 1], feature=i,
+                           Q_after=q_after * scale, R_after=ND[v, D_R] * scale,
+                           G_after=ND[v, D_G] * scale, n_removed=removed, top_feature=rec_feature(RC, r),
+                           reason=reason, Q_before=q_before * scale, R_before=r_before * scale, changes=fl)
+    if reason != REASON_NONE:
+        k = report_completed(params, ND, RC, events, k, it, v, t, path[t - 1] if t > 0 else -1, reason)
+    return k
+
+
+@njit(inline="always")
+def select(params, ND, RC, CAT, path, test_f, test_c):
+    """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
+    (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
+    Appendix D.2), until a branch that is not expanded or is complete. A child not in the memo yet ends
+    the descent (``inline``: the record holding its slot, else -1). Reads only (its events are written after
+    it, :func:`report_select_steps`). Returns ``(v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of
+    the path, ``v`` the last, ``test_f / test_c[:plen]`` its tests."""
+    v = ROOT
+    plen = 0
+    path[0] = ROOT
+    inline = -1
+    while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
+        r = ND[v, D_REC]
+        i = rec_feature(RC, r)
+        j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
+        s = RC[r, R_KIDS + j]
+        test_f[plen] = i  # the branch's tests are the steps of the path
+        test_c[plen] = j
+        plen += 1
+        if s & S_INLINE:
+            inline = r  # its category is test_c[plen - 1]
+            break
+        v = s >> 2
+        path[plen] = v
+    return v, plen, inline
+
+
+@njit(inline="always")
+def take_records(CN, RC, FREE, n_act):
+    """The first row of a block of ``n_act`` split records for an expansion: a free block of that size (see
+    :func:`release`), else fresh rows past ``CN[C_RECS]``."""
+    rec0 = FREE[n_act]
+    if rec0 >= 0:
+        FREE[n_act] = RC[rec0, R_Q]
+    else:
+        rec0 = CN[C_RECS]
+        CN[C_RECS] = rec0 + n_act
+    return rec0
+
+
+@njit(inline="always")
+def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it, sp):
+    """SPLIT (Algorithm 1, lines 77-96) of the selected branch ``sp.leaf`` on feature ``sp.feature`` into
+    split record ``sp.record`` (:class:`Split`), from the category counts ``cnt`` / ``ccnt``
+    (:func:`count_by_bitsets`): each child l_ij is a leaf for good (settled, errors <= lambda * n, or without
+    split actions: R = H), a branch not expanded yet (INITIALISE, lines 56-76: R = max{H, P - lambda},
+    :func:`purification_bound`) or a memo branch (its R), found by its key (``key`` holds the leaf's).
+    Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
+    (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
+    K, lam, den = params.K, params.lam, params.den
+    leaf, i, r, wi = sp.leaf, sp.feature, sp.record, sp.word
+    q_sum = -lam
+    g_sum = -lam
+    done = 0
+    n_open = 0
+    for j in range(sp.categories):
+        best_k = majority(ccnt, j, K)
+        n_best = ccnt[j * K + best_k]
+        h = leaf_value(den, n_best)
+        bound = purification_bound(den, lam, cnt[j])
+        settled = h >= bound
+        if settled or not sp.child_actions:  # complete at birth: a leaf for good
+            CN[C_EVALS] += 1
+            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
+            q_sum += h
+            g_sum += h
+            done += h
+            continue
+        key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
+        c, slot = lookup(TABLE, OCC, KEYS, key)
+        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
+            CN[C_EVALS] += 1
+            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
+            q_sum += bound
+            g_sum += h
+            n_open += 1
+            continue
+        q_sum += ND[c, D_R]
+        g_sum += ND[c, D_G]
+        if ND[c, D_FLAGS] & F_COMPLETE:
+            done += ND[c, D_R]
+            RC[r, R_KIDS + j] = c * 4
+        else:
+            n_open += 1
+            RC[r, R_KIDS + j] = c * 4 + S_OPEN
+    key[wi] = KEYS[leaf, wi]
+    RC[r, R_Q] = q_sum
+    RC[r, R_DONE] = done
+    RC[r, R_META] = rec_meta(RC, i, n_open)
+    if g_sum > ND[leaf, D_G]:
+        ND[leaf, D_G] = g_sum
+        ND[leaf, D_BEST] = i
+    if level >= LEVEL_FULL:
+        k = report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done)
+    return k
+
+
+@njit(inline="always")
+def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0, n_act):
+    """The end of EXPAND (Algorithm 1, lines 24-34) of the selected branch ``leaf``, after one SPLIT per split
+    action into the ``n_act`` records from ``rec0``: they become a max-heap on Q (the paper's queue); then
+    R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when the leaf wins or the top split
+    has no open child (:func:`refresh`). ``path`` names l's parent in events. Returns k."""
+    r_before = ND[leaf, D_R]
+    for pos in range(n_act // 2 - 1, -1, -1):
+        sift_down(RC, rec0, n_act, pos, params.tie_break)
+    ND[leaf, D_REC] = rec0
+    ND[leaf, D_NACT] = n_act
+    ND[leaf, D_FLAGS] |= F_EXPANDED
+    CN[C_EXPANDED] += 1
+    reason = refresh(ND, NC, RC, leaf)
+    if level >= LEVEL_FULL:
+        k = report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before, reason)
+    if reason != REASON_NONE:
+        release(ND, RC, FREE, leaf)
+    return k
+
+
+@njit(inline="always")
+def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen):
+    """BACKPROPAGATE (Algorithm 1, lines 35-55) from the selected branch's parent up to the root: at each
+    branch on the path, recompute the Q of the split Selection followed (still the top of its heap) from
+    its children's R, moving the children completed since to the complete side (line 44, errata E2),
+    restore the heap and refresh R(l) and completeness (lines 48-53); G(l) improves with the split's
+    incumbent. Returns k."""
+    lam, den = params.lam, params.den
+    for t in range(plen - 1, -1, -1):
+        v = path[t]
+        r = ND[v, D_REC]  # the split Selection followed is still the top of v's heap
+        q_before = RC[r, R_Q]
+        r_before = ND[v, D_R]
+        g_before = ND[v, D_G]
+        i = rec_feature(RC, r)
+        done = RC[r, R_DONE]
+        n_open = rec_open(RC, r)
+        q_sum = -lam + done
+        g_sum = -lam + done
+        removed = 0
+        if level >= LEVEL_FULL:
+            k = report_children_closed(params, ND, RC, CAT, events, k, it, v, r)
+        for j in range(CAT[i]):
+            s = RC[r, R_KIDS + j]
+            if s & S_OPEN == 0:
+                continue
+            if s & S_INLINE:  # not expanded yet
+                q_sum += purification_bound(den, lam, inline_n(RC, s))
+                g_sum += leaf_value(den, inline_best(RC, s))
+                continue
+            c = s >> 2
+            if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
+                done += ND[c, D_R]
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_R]
+                RC[r, R_KIDS + j] = c * 4
+                n_open -= 1
+                removed += 1
+            else:
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_G]
+        RC[r, R_DONE] = done
+        RC[r, R_META] = rec_meta(RC, i, n_open)
+        RC[r, R_Q] = q_sum
+        if g_sum > ND[v, D_G]:
+            ND[v, D_G] = g_sum
+            ND[v, D_BEST] = i
+        sift_down(RC, r, ND[v, D_NACT], np.int64(0), params.tie_break)
+        reason = refresh(ND, NC, RC, v)
+        if level >= LEVEL_FULL:
+            k = report_backprop_step(params, ND, RC, path, events, k, it, t, i, (q_before, r_before, g_before, q_sum),
+                                     removed, reason)
+        if reason != REASON_NONE:
+            release(ND, RC, FREE, v)
+    return k
+
+
+@njit
+def branches_kernel(data, params, state, work, events, max_iterations, level):
+    """The Branches kernel: ``branches_kernel(data, params, state, work, events, max_iterations, level) ->
+    (n_events, status)`` (:class:`Data`, :class:`Params`, :class:`State`, scratch :class:`Work`, the record
+    level last) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines 4-12): :func:`select`,
+    then, unless the selected branch is already complete (lazy completion), its expansion: :func:`split` on
+    every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count the children first) and
+    :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
+    anything it checks the event buffer (``STATUS_BUFFER``) and the room the expansion of the selected branch
+    needs (``STATUS_GROW``, sizes in ``counters[C_NEED_*]``); the driver then calls again.
+
+    ``level`` is a run-time argument (the solver's kernel is ``LevelKernel(branches_kernel, level)``): one
+    compilation serves the three record levels, and every event is written behind ``if level >= ...``, out
+    of the hot loops. The procedures take arrays, never a group; the kernel unpacks its groups through
+    :func:`borrowed`, so that no array handed to them costs an atomic reference-count update, and they are
+    inlined (``inline="always"``): as plain calls, the six run once per iteration or per completed branch
+    (:func:`split_actions`, :func:`needs_room`, :func:`extract_rows`, :func:`memoise_selected`,
+    :func:`link_parents`, :func:`release`) cut the cold compile from about 26 s to 21 s of CPU, but the fits
+    of ``benchmarks/bench_branches.py``'s quick cases took a median 1.16x the CPU time of the previous kernel's
+    (1.05x inlined). Their events are written by the
+    ``report_*`` functions, which are not inlined, so the event code stays out of the IR that numba inlines
+    into the kernel.
+
+    Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
+    IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
+    is over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
+    """
+    Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
+    CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
+    events = borrowed(events)
+    epi, K, nw = params.events_per_iteration, params.K, YB.shape[1]
+    k = np.int64(0)
+    if level >= LEVEL_SUMMARY and CN[C_INIT] == 0:
+        if k + epi > events.shape[0]:
+            return k, STATUS_BUFFER
+        CN[C_INIT] = 1
+        k = report_init(params, state, events, k)
+    if ND[ROOT, D_FLAGS] & F_COMPLETE:
+        return k, STATUS_DONE
+    path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
+    done_it = 0
+    while done_it < max_iterations:
+        if level >= LEVEL_SUMMARY and k + epi > events.shape[0]:
+            return k, STATUS_BUFFER
+        k_start = k
+        it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
+        if level >= LEVEL_FULL:
+            k = report_iteration_start(params, ND, CN, events, k, it)
+        v, plen, inline = select(params, ND, RC, CAT, path, test_f, test_c)
+        if level >= LEVEL_FULL:
+            k = report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen)
+        lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
+        n_act = 0
+        if not lazy:
+            n_act = split_actions(params, WORD, used, act, test_f, plen)
+            if needs_room(CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
+                return k_start, STATUS_GROW
+            extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen)
+            if inline >= 0:
+                f, c = test_f[plen - 1], test_c[plen - 1]
+                child_key(KEYS, key, v, WORD[f], RADIX[f], c)
+                v = memoise_selected(params, CN, ND, NC, KEYS, TABLE, OCC, RC, key, pk, inline, c, plen)
+                path[plen] = v
+                link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, plen - 1, test_f, test_c, key)
+        if level >= LEVEL_FULL:
+            scale = params.scale
+            k = emit_selection(events, k, it, depth=ND[v, D_DEPTH], leaf_id=v,
+                               previous=path[plen - 1] if plen > 0 else -1,
+                               feature=test_f[plen - 1] if plen > 0 else -1, R=ND[v, D_R] * scale,
+                               G=ND[v, D_G] * scale, path_length=plen + 1, n_actions=n_act,
+                               H=ND[v, D_H] * scale, leaf_complete=lazy)
+        if lazy:
+            CN[C_LAZY] += 1
+        else:  # EXPAND (lines 24-34): SPLIT on every split action (lines 25-27), then the queue and R(l)
+            m = NC[v, I_N]
+            child_actions = n_act > 1 and (params.max_depth < 0 or plen + 1 < params.max_depth)
+            rec0 = take_records(CN, RC, FREE, n_act)
+            for w in range(key.shape[0]):
+                key[w] = KEYS[v, w]
+            listed = False
+            for a in range(n_act):
+                i = act[a]
+                if (CAT[i] - 1) * K * nw <= 3 * m:  # whichever touches less memory
+                    count_by_bitsets(BITS, RB, RBY, pk, cnt, ccnt, i, CAT[i], m)
+                else:
+                    if not listed:
+                        bitset_rows(RB, rows)
+                        listed = True
+                    count_by_rows(Xt, y, rows, cnt, ccnt, i, CAT[i], K, m)
+                k = split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it,
+                          Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions))
+            k = expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, v, rec0, n_act)
+        k = backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen)
+        CN[C_ITER] = it
+        done_it += 1
+        finished = (ND[ROOT, D_FLAGS] & F_COMPLETE) != 0
+        if level >= LEVEL_SUMMARY:
+            k = report_iteration_end(params, ND, CN, events, k, it,
+                                     (END_ROOT_COMPLETE if finished else 0) | (0 if lazy else END_EXPANDED))
+            if finished:
+                k = report_terminated(params, ND, CN, events, k, it)
+        if finished:
+            return k, STATUS_DONE
+    return k, STATUS_BUDGET
+
+
+@njit
+def infer_incumbent(ND, RC, CAT, den, lam):
+    """INFER_INCUMBENT (INFER, Algorithm 1, lines 97-113, on the incumbent): from the root, follow every
+    branch's best-G split; a leaf-optimal, never-improved or non-memo branch is a leaf. Returns (value,
+    feature, first, n_children) in breadth-first order (children of node t are first[t] .. first[t] +
+    n_children[t] - 1; feature -1 for a leaf) and value = the tree's H_lambda in units of 1 / (n * D), which is >= G(root)."""
     cap = 64
     code = np.empty(cap, RC.dtype)  # the slot code of each tree node (the root: node 0), RC's layout
     feature = np.empty(cap, np.int64)
@@ -1129,13 +1446,13 @@ def incumbent_tree(ND, RC, CAT, den, lam):
 @njit
 def _grow_copy(a, cap):
     out = np.empty(cap, a.dtype)
-    out[:a.shape[0]] = a
+    copy_flat(out[:a.shape[0]], a)
     return out
 
 
 @njit
 def node_counts(Xt, y, feature, first, K):
-    """Class counts of the training rows reaching each node of a tree in :func:`incumbent_tree`'s form
+    """Class counts of the training rows reaching each node of a tree in :func:`infer_incumbent`'s form
     (as float64, what :meth:`odtlab.tree.Tree.set_node_values` takes): each row is routed from the root."""
     counts = np.zeros((feature.shape[0], K), np.float64)
     for r in range(y.shape[0]):

@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import encoders, memory
 from odtlab.core import branches as kernels
-from odtlab.core._jit import as_ratio
+from odtlab.core._jit import LevelKernel, as_ratio
 from odtlab.estimators import ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, params_init
 from odtlab.search import Solver
 from odtlab.solvers import SolverSpec, register
@@ -51,16 +51,6 @@ _RULE_NAMES = {v: k for k, v in CHILD_RULES.items()}
 
 # flags of ChildEvaluated / NodeCompleted / Expansion ("state"): the branch's flags at that moment
 STATE_COMPLETE, STATE_EXPANDED, STATE_LEAF, STATE_SETTLED, STATE_MEMO_HIT = 1, 2, 4, 8, 16
-
-def branches_kernel(level):
-    """The compiled Branches kernel for a record level (created once per process, cached on disk)."""
-    if level not in _KERNELS:
-        _KERNELS[level] = kernels.make_kernel(level)
-    return _KERNELS[level]
-
-
-_KERNELS = {}
-
 
 def _check_lambda(lam, max_depth):
     """(p, D) with lam = p / D exactly, after the checks (remembered per (lam, max_depth): the decimal
@@ -164,38 +154,40 @@ class BranchesSolver(Solver):
             raise ValueError(f"Branches handles at most {kernels.MAX_ROWS} rows, got {n}")
         if den * n >= 1 << 62:
             raise ValueError(f"n * denominator of lam ({n} * {den}) is too large for exact int64 values")
-        (self.Xt, self.y32, self.BITS, self.YB, self.RADIX, self.WORD, W,
-         epi) = kernels.prepare(X, y, C, K, depth)
+        Xt, y32, BITS, YB, RADIX, WORD, W, epi = kernels.prepare(X, y, C, K, depth)
         self.key_words = W
         self.events_per_iteration = epi
-        cmax = self.BITS.shape[1]
-        self.PA = np.array([n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break], W, cmax,
-                            epi], dtype=np.int64)  # P_N .. P_EPI
-        self.CAT = C.copy()
-        self.CN = np.zeros(kernels.N_COUNTERS, dtype=np.int64)
+        cmax = BITS.shape[1]
+        self.data = kernels.Data(Xt, y32, BITS, YB, C.copy(), RADIX, WORD)
+        self.params = kernels.Params(n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break],
+                                     int(W), int(cmax), int(epi), 1.0 / (n * den))
         cap = max(int(capacity), 2)
         dtype = kernels.state_dtype(n, den, q, cmax)  # int32 where every field fits: half the bytes
-        self.ND = memory.zeros((cap, kernels.ND_COLS), dtype)
-        self.NC = memory.zeros((cap, kernels.NC_COLS), np.int32)
-        self.KEYS = memory.zeros((cap, W), np.int64)
-        self.TABLE = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
-        self.OCC = np.zeros(self.TABLE.shape[0], dtype=np.uint8)
-        # an expanded branch holds one record per unused feature: about q / 2 on average
-        self.RC = memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype)
-        self.FREE = np.full(q + 1, -1, dtype=np.int64)  # free blocks of split records by size (kernels.release)
-        kernels.init_root(self.y32, self.PA, self.WORD, self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC)
+        table = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
+        self.state = kernels.State(
+            counters=np.zeros(kernels.N_COUNTERS, dtype=np.int64),
+            ND=memory.zeros((cap, kernels.ND_COLS), dtype),
+            NC=memory.zeros((cap, kernels.NC_COLS), np.int32),
+            KEYS=memory.zeros((cap, W), np.int64),
+            TABLE=table,
+            OCC=np.zeros(table.shape[0], dtype=np.uint8),
+            # an expanded branch holds one record per unused feature: about q / 2 on average
+            RC=memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype),
+            FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
+        kernels.init_root(self.data, self.params, self.state)
+        self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
         self._note_incumbent()
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):
-        return branches_kernel(level)
+        return LevelKernel(kernels.branches_kernel, level)
 
     def advance(self, kernel, events, max_iterations):
-        k, status = kernel(self.Xt, self.y32, self.BITS, self.YB, self.PA, self.CAT, self.RADIX, self.WORD,
-                           self.CN, self.ND, self.NC, self.KEYS, self.TABLE, self.OCC, self.RC, self.FREE, events,
-                           max_iterations)
+        if self._work is None:
+            self._work = kernels.make_work(self.params, self.data.YB.shape[1])
+        k, status = kernel(self.data, self.params, self.state, self._work, events, max_iterations)
         self._note_incumbent()
         return int(k), int(status)
 
@@ -206,73 +198,83 @@ class BranchesSolver(Solver):
         Under a memory limit (``memory_limit``, bytes, set by :class:`~odtlab.search.Search`) an array grows by
         less when the full step would pass the limit, by what fits (so the search uses the memory it is
         given); when not even what the kernel needs fits, nothing changes and ``grow`` returns False."""
-        what = int(self.CN[kernels.C_GROW])
+        state = self.state
+        CN = state.counters
+        what = int(CN[kernels.C_GROW])
         nodes = recs = None
         others = self.nbytes()
         if what & kernels.GROW_NODES:
-            current = self.ND.shape[0]
-            need = int(self.CN[kernels.C_NEED_NODES])
+            current = state.ND.shape[0]
+            need = int(CN[kernels.C_NEED_NODES])
             others -= self._node_bytes(current)
             nodes = memory.capacity(current, need, _grown(current, need), self._node_bytes, others,
                                     self.memory_limit)
             if nodes is None:
                 return False
-            if self.ND.dtype == np.int32:
+            if state.ND.dtype == np.int32:
                 nodes = min(nodes, kernels.NARROW_NODES)
                 if nodes < need:
                     raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_NODES} memo branches")
             others += self._node_bytes(nodes)
         if what & kernels.GROW_RECS:
-            current = self.RC.shape[0]
-            need = int(self.CN[kernels.C_NEED_RECS])
-            row = self.RC.shape[1] * self.RC.itemsize
+            current = state.RC.shape[0]
+            need = int(CN[kernels.C_NEED_RECS])
+            row = state.RC.shape[1] * state.RC.itemsize
             others -= current * row
             recs = memory.capacity(current, need, _grown(current, need), lambda c: c * row, others,
                                    self.memory_limit)
             if recs is None:
                 return False
-            if self.RC.dtype == np.int32:
+            if state.RC.dtype == np.int32:
                 recs = min(recs, kernels.NARROW_RECS)
                 if recs < need:
                     raise MemoryError(f"Branches' int32 state holds at most {kernels.NARROW_RECS} split records")
+        del state  # the growth below holds the only reference to each array it resizes
         if nodes is not None:
             for name in ("ND", "NC", "KEYS"):
-                memory.grow_rows(self, name, nodes)
+                self._grow_state(name, nodes)
             size = _pow2(2 * nodes)
-            if size > self.TABLE.shape[0]:
-                self.TABLE = self.OCC = None  # freed before the larger table is made
-                self.TABLE = np.empty((size, 2), dtype=np.int64)
-                self.OCC = np.zeros(size, dtype=np.uint8)
-                kernels.rehash(self.TABLE, self.OCC, self.KEYS, self.CN[kernels.C_NODES])
+            if size > self.state.TABLE.shape[0]:
+                self.state = self.state._replace(TABLE=None, OCC=None)  # freed before the larger table is made
+                self.state = self.state._replace(TABLE=np.empty((size, 2), dtype=np.int64),
+                                                 OCC=np.zeros(size, dtype=np.uint8))
+                kernels.rehash(self.state.TABLE, self.state.OCC, self.state.KEYS, CN[kernels.C_NODES])
         if recs is not None:
-            memory.grow_rows(self, "RC", recs)
-        self.CN[kernels.C_GROW] = 0
+            self._grow_state("RC", recs)
+        CN[kernels.C_GROW] = 0
         return True
+
+    def _grow_state(self, name, rows):
+        """``state.<name>`` with ``rows`` rows, in place where it can (:func:`odtlab.memory.grow_rows`: the
+        state gives up its reference while the array is resized)."""
+        box = _Box(getattr(self.state, name))
+        self.state = self.state._replace(**{name: None})
+        self.state = self.state._replace(**{name: memory.grow_rows(box, "array", rows)})
 
     memory_limit = None
 
     def _node_bytes(self, c):
         """Bytes of the memo arrays (ND, NC, KEYS, TABLE, OCC) at a capacity of c branches."""
-        row = self.ND.itemsize * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * self.KEYS.shape[1]
+        row = self.state.ND.itemsize * kernels.ND_COLS + 4 * kernels.NC_COLS + 8 * self.key_words
         return c * row + 17 * _pow2(2 * c)
 
     @property
     def iterations(self):
-        return int(self.CN[kernels.C_ITER])
+        return int(self.state.counters[kernels.C_ITER])
 
     @property
     def finished(self):
-        return bool(self.ND[0, kernels.D_FLAGS] & kernels.F_COMPLETE)
+        return bool(self.state.ND[0, kernels.D_FLAGS] & kernels.F_COMPLETE)
 
     def bounds(self):
         """(lower, upper) = (H_lambda of the incumbent tree, R(root)) as floats; see :meth:`bounds_exact`."""
         unit = self.n * self.lam.denominator
-        return self._best[0] / unit, int(self.ND[0, kernels.D_R]) / unit
+        return self._best[0] / unit, int(self.state.ND[0, kernels.D_R]) / unit
 
     def bounds_exact(self):
         """The certified bounds as Fractions: G <= H_lambda(T*) <= R(root) (Lemma B.1)."""
         unit = self.n * self.lam.denominator
-        return Fraction(int(self._best[0]), unit), Fraction(int(self.ND[0, kernels.D_R]), unit)
+        return Fraction(int(self._best[0]), unit), Fraction(int(self.state.ND[0, kernels.D_R]), unit)
 
     def incumbent(self):
         """The incumbent tree (follow each branch's best-G split from the root); optimal
@@ -303,20 +305,21 @@ class BranchesSolver(Solver):
         * ``root_G``: the paper's G(Omega). The certified lower bound is the incumbent tree's exact value,
           which can exceed it when a memo branch shared by two parents improved through the other one.
         """
-        return {"evaluations": int(self.CN[kernels.C_EVALS]), "memo_size": int(self.CN[kernels.C_NODES]),
-                "expanded": int(self.CN[kernels.C_EXPANDED]), "lazy_iterations": int(self.CN[kernels.C_LAZY]),
-                "root_G": float(Fraction(int(self.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
+        CN = self.state.counters
+        return {"evaluations": int(CN[kernels.C_EVALS]), "memo_size": int(CN[kernels.C_NODES]),
+                "expanded": int(CN[kernels.C_EXPANDED]), "lazy_iterations": int(CN[kernels.C_LAZY]),
+                "root_G": float(Fraction(int(self.state.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
 
     def nbytes(self):
-        return sum(a.nbytes for a in (self.Xt, self.y32, self.BITS, self.YB, self.ND, self.NC, self.KEYS,
-                                      self.TABLE, self.OCC, self.RC, self.FREE))
+        data = self.data
+        return sum(a.nbytes for a in (data.Xt, data.y, data.BITS, data.YB, *self.state[1:]))
 
     # -- incumbent ---------------------------------------------------------------------------------
     def _note_incumbent(self):
         """Keep the best incumbent tree seen (INFER_INCUMBENT); a finished search keeps its final tree,
         whose value is R* = G(root)."""
-        value, feature, first, n_children = kernels.incumbent_tree(
-            self.ND, self.RC, self.CAT, self.lam.denominator, int(self.PA[kernels.P_LAM]))
+        value, feature, first, n_children = kernels.infer_incumbent(
+            self.state.ND, self.state.RC, self.data.CAT, self.params.den, self.params.lam)
         if self._best is None or value > self._best[0] or (self.finished and value >= self._best[0]):
             self._best = (int(value), (feature, first, n_children))
 
@@ -327,7 +330,7 @@ class BranchesSolver(Solver):
         tree = Tree(split, feature, np.full(m, np.nan), np.maximum(first - 1, 0), n_children, np.arange(1, m),
                     self.q, classes=self.classes if self.classes is not None else np.arange(self.K),
                     feature_names=self.feature_names)
-        counts = kernels.node_counts(self.Xt, self.y32, feature, first, self.K)
+        counts = kernels.node_counts(self.data.Xt, self.data.y, feature, first, self.K)
         return tree.set_node_values(counts, counts.sum(axis=1))  # what fit_leaves(X, y) computes
 
     # -- captions ----------------------------------------------------------------------------------
@@ -345,10 +348,11 @@ class BranchesSolver(Solver):
         """The tests of a branch, [(feature, category), ...] in feature order (decoded from its key)."""
         if int(node) < 0:
             return []
-        key = self.KEYS[int(node)]
+        key = self.state.KEYS[int(node)]
+        WORD, RADIX, CAT = self.data.WORD, self.data.RADIX, self.data.CAT
         out = []
-        for i in np.flatnonzero(self.WORD >= 0):
-            digit = (int(key[self.WORD[i]]) // int(self.RADIX[i])) % (int(self.CAT[i]) + 1)
+        for i in np.flatnonzero(WORD >= 0):
+            digit = (int(key[WORD[i]]) // int(RADIX[i])) % (int(CAT[i]) + 1)
             if digit:
                 out.append((int(i), digit - 1))
         return out
@@ -426,6 +430,13 @@ class BranchesSolver(Solver):
                     f"({tree.splits} splits, {tree.leaves} leaves, depth {tree.depth}, "
                     f"{event.evaluations} evaluations)")
         return event.caption()
+
+
+class _Box:
+    """Holds one array of the state while :func:`odtlab.memory.grow_rows` resizes it."""
+
+    def __init__(self, array):
+        self.array = array
 
 
 def _pow2(x):
