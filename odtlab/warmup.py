@@ -61,25 +61,35 @@ def _type_key(value):
 _signatures = {}  # argument keys (_type_key) -> numba argument types: numba.typeof costs ~4 us per array
 
 
-def kernel_signature(solver, kernel, buffer):
-    """The numba argument types of ``solver.advance(kernel, buffer, 1)``'s kernel call, without calling it.
-
-    Every solver's ``advance`` only gathers its state arrays into the kernel call, so handing it a probe in
-    place of the kernel captures the exact arguments (a :class:`~odtlab.core._jit.LevelKernel` adds its level);
-    their numba types are the signature the first call would compile, looked up by their :func:`_type_key`."""
+def _kernel_arguments(solver, kernel, buffer):
+    """The arguments ``solver.advance(kernel, buffer, 1)`` would hand its kernel, captured by a probe in place
+    of the kernel (a :class:`~odtlab.core._jit.LevelKernel` adds its level), and their :func:`_type_key`."""
     try:
         solver.advance(LevelKernel(_probe, kernel.level) if isinstance(kernel, LevelKernel) else _probe, buffer, 1)
     except _Captured as captured:
         args = captured.args[0]
     else:
         raise RuntimeError(f"{type(solver).__name__}.advance did not call its kernel")
-    key = _type_key(args)
+    return args, _type_key(args)
+
+
+def _signature(args, key):
+    """The numba types of ``args``, looked up by their ``key`` (None: typed afresh)."""
     signature = _signatures.get(key) if key is not None else None
     if signature is None:
         signature = tuple(numba.typeof(a) for a in args)
         if key is not None:
             _signatures[key] = signature
     return signature
+
+
+def kernel_signature(solver, kernel, buffer):
+    """The numba argument types of ``solver.advance(kernel, buffer, 1)``'s kernel call, without calling it.
+
+    Every solver's ``advance`` only gathers its state arrays into the kernel call, so handing it a probe in
+    place of the kernel captures the exact arguments; their numba types are the signature the first call would
+    compile, looked up by their :func:`_type_key`."""
+    return _signature(*_kernel_arguments(solver, kernel, buffer))
 
 
 def must_compile(dispatcher, signature):
@@ -156,19 +166,29 @@ def announced(name):
         yield
 
 
+_ready = set()  # (dispatcher, argument key) pairs whose overload this process holds
+
+
 def compile_kernel(solver, record, buffer):
     """Compile (or load from the disk cache) the kernel ``solver`` runs at level ``record``.
 
     Called by :meth:`odtlab.search.Search.run` before its clock starts, so a time limit is spent searching
-    (issue: a 0.5 s limit from a cold cache took minutes and returned a 1-leaf tree)."""
+    (issue: a 0.5 s limit from a cold cache took minutes and returned a 1-leaf tree). A kernel already compiled
+    for arguments of the same :func:`_type_key` is found in ``_ready`` without hashing numba types (under cProfile,
+    hashing the types of Branches' argument groups took 5 % of a 0.5 ms fit on branches/monk1-o)."""
     if not COMPILED:  # no numba, or NUMBA_DISABLE_JIT: the kernels run as plain Python
         return
     kernel = solver.kernel(core.LEVELS[record])
-    signature = kernel_signature(solver, kernel, buffer)
     dispatcher = kernel.dispatcher if isinstance(kernel, LevelKernel) else kernel
+    args, key = _kernel_arguments(solver, kernel, buffer)
+    if key is not None and (dispatcher, key) in _ready:
+        return
+    signature = _signature(args, key)
     if signature not in dispatcher.overloads:
         with announced(solver.name):
             dispatcher.compile(signature)
+    if key is not None:
+        _ready.add((dispatcher, key))
 
 
 # -- odtlab warmup ------------------------------------------------------------------------------------
