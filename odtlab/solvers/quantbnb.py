@@ -426,6 +426,8 @@ class QuantBnBSolver(Solver):
                "slices_pruned": int(self.ist[kernels.I_SLICES_PRUNED]),
                "incumbents": int(self.ist[kernels.I_NINC]),
                "lower_bound_kind": self.lower_bound, "s": self.s, "dropped_features": list(self.dropped)}
+        if self.user_bound is not None:
+            out.update(user_bound_raises=int(self.user_bound.nlog[1]), user_bound_checks=len(self.checked_bounds))
         if self.depth == 2:
             out["features_eliminated"] = int(self.ist[kernels.I_ELIMINATED])
         else:
