@@ -279,18 +279,18 @@ class QuantBnBSolver(Solver):
         ub = self.user_bound
         entries = [(tuple(int(v) for v in ub.log[e]), float(ub.value[e])) for e in range(int(ub.nlog[0]))]
         ub.nlog[0] = 0
-        for (status, f0, lo, hi), value in entries:
-            rows = np.flatnonzero((self.rank[f0] > lo) & (self.rank[f0] <= hi))
+        for (status, feature, lo, hi), value in entries:
+            rows = np.flatnonzero((self.rank[feature] > lo) & (self.rank[feature] <= hi))
             counts = np.bincount(self.y[rows], minlength=self.K)
-            j = self.kept[f0]
+            j = self.kept[feature]
             name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
             where = (f"the {len(rows)} rows with {lo} < rank <= {hi} of feature {name} (depth 2, 3 feature nodes, "
                      f"class counts {counts.tolist()})")
             if status == kernels.BOUND_INVALID:
                 bounds.check_value(value, f"on {where}", "bound")
-            if (f0, lo, hi) not in self.checked_bounds:
-                self.checked_bounds[f0, lo, hi] = self._depth2_optimum(rows)
-            optimum = self.checked_bounds[f0, lo, hi]
+            if (feature, lo, hi) not in self.checked_bounds:
+                self.checked_bounds[feature, lo, hi] = self._depth2_optimum(rows)
+            optimum = self.checked_bounds[feature, lo, hi]
             if bounds.rounded(value) > optimum:
                 raise bounds.UnsoundBoundError(bounds.unsound(where, value, optimum, "bound"))
 
