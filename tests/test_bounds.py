@@ -204,7 +204,7 @@ def continuous_problems(draw):
     return X, y, options
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60 if COMPILED else 8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(continuous_problems())
 def test_quantbnb_with_a_sound_bound_finds_the_oracles_optimum_and_passes_its_check(problem):
     from odtlab.solvers.quantbnb import QuantBnBSolver
