@@ -844,6 +844,20 @@ def middle_blocks(V, P, T, x, E):
 
 
 @njit(inline="always")
+def w0_minima(F1, F2, JA, JB, j):
+    """The two terms of slice j's W0 (eq. 9) at their smallest: min over F1 of L1(I_[0,t_{j-1}], f1) and min over
+    F2 of L1(I_[t_j,u], f2)."""
+    minA = np.inf
+    minB = np.inf
+    for f in range(F1.shape[0]):
+        if F1[f] and JA[f, j - 1] < minA:
+            minA = JA[f, j - 1]
+        if F2[f] and JB[f, j] < minB:
+            minB = JB[f, j]
+    return minA, minB
+
+
+@njit(inline="always")
 def slice_minima(lbkind, F1, F2, s, E):
     """Row minima (39) and column minima (40) of W over the child features of each slice j = [t_{j-1}, t_j]:
     through the J1..J4 decomposition (43) when the slice has a middle block (W1, W2), else W0 (eq. 9):
@@ -888,13 +902,7 @@ def slice_minima(lbkind, F1, F2, s, E):
                             v = w
                     colmin[g, f] = JB[f, j] + v
             continue
-        minA = np.inf
-        minB = np.inf
-        for f in range(p):
-            if F1[f] and JA[f, j - 1] < minA:
-                minA = JA[f, j - 1]
-            if F2[f] and JB[f, j] < minB:
-                minB = JB[f, j]
+        minA, minB = w0_minima(F1, F2, JA, JB, j)
         for f in range(p):
             if F1[f]:
                 rowmin[g, f] = JA[f, j - 1] + minB
@@ -2068,13 +2076,7 @@ def bound_slices2(bound, V, P, T, x, Ucur, E):
     raised = False
     for j in range(1, P.s + 1):
         g = j - 1
-        minA = np.inf
-        minB = np.inf
-        for f in range(p):
-            if F1[f] and JA[f, j - 1] < minA:
-                minA = JA[f, j - 1]
-            if F2[f] and JB[f, j] < minB:
-                minB = JB[f, j]
+        minA, minB = w0_minima(F1, F2, JA, JB, j)
         mid = np.inf  # the paper's smallest bound on the middle block over the child features (W minus W0)
         for f in range(p):
             if F1[f]:
