@@ -62,9 +62,9 @@ def python_function(bound, name="lower_bound"):
     """The plain Python function of ``bound``: a function, a numba dispatcher or cfunc around one, or its
     ``"module:function"`` name (the command line's ``--lower-bound``); ``name`` is the parameter's, for errors."""
     if isinstance(bound, str):
-        module, _, name = bound.partition(":")
+        module, _, attr = bound.partition(":")
         try:
-            bound = getattr(importlib.import_module(module), name)
+            bound = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError, ValueError) as exc:
             raise ValueError(f"{name} {bound!r} names no function (write it as module:function): {exc}") from None
     fn = getattr(bound, "py_func", bound) if not inspect.isfunction(bound) else bound

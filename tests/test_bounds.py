@@ -290,3 +290,5 @@ def test_quantbnb_takes_a_bound_by_name_from_the_registry_and_resumes_after_pick
     search.run(max_iterations=3)
     again = pickle.loads(pickle.dumps(search))
     assert again.run().objective == quantbnb(X, y, max_depth=3).result_.objective
+    with pytest.raises(ValueError, match="^bound 'nosuch:f' names no function"):
+        solvers.make_estimator("quantbnb", depth=2, bound="nosuch:f").fit(X, y)

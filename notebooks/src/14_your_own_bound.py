@@ -270,7 +270,7 @@ print(f"compiling the bound: {t_compile:.2f} s; then the first fit with it: {tim
 #
 # * at depth 2, about the rows whose side a slice $[t_{j-1}, t_j]$ of root thresholds leaves open: every tree in
 #   the slice loses the paper's $W_0$ (eq. 9) on the other rows plus at least the best depth-2 loss on these
-#   (Lemma B.3, as in $W_2$, eq. 10), so $W_0$ + our bound bounds the slice, and Proposition 4.1 eliminates child
+#   (Lemma B.2, as in $W_2$, eq. 10), so $W_0$ + our bound bounds the slice, and Proposition 4.1 eliminates child
 #   features with the larger of it and the paper's $W$;
 # * at depth 3, about the left and the right set of each root threshold before its inner depth-2 solve
 #   (Proposition C.1): a solve whose lower bound already reaches its cutoff is skipped.

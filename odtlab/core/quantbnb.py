@@ -2065,7 +2065,7 @@ def bound_slices2(bound, V, P, T, x, Ucur, E):
     """Depth 2, after Step 2 of tuple x: each slice's row and column minima of W become at least W0 (eq. 9) +
     fn(middle block), and Proposition 4.1 runs again (``eliminate_features``) when one rose. Every tree with
     a root threshold in [t_{j-1}, t_j] loses L1 on the left block, L1 on the right block and at least the
-    best depth-2 loss on the middle block (superadditivity, Lemmas B.2-B.3, as W2's eq. 10)."""
+    best depth-2 loss on the middle block (superadditivity, Lemma B.2, as W2's eq. 10)."""
     if bound is None:
         return
     SL, JA, JB = E[4], E[3][0], E[3][1]

@@ -29,12 +29,12 @@ nodes, the optimal depth-2 loss D2 of a set, where the paper's own bounds are we
 * **Depth 2: the middle block of a slice, beside W.** The paper's W0 (eq. 9) drops the rows whose side the
   slice's root thresholds leave open, the middle block I_[t_{j-1}, t_j]; W2 (eq. 10) refits them with L2, at a
   cost superlinear in n (Lemma 4.3), and W1 (eq. 13) with the cheaper L-hat-2. Every tree with a root threshold
-  in the slice loses at least W0 + L2(middle block) (Lemma B.3, the proof of Lemma 3.2), and L2 of any child
+  in the slice loses at least W0 + L2(middle block) (Lemma B.2, the proof of Lemma 3.2), and L2 of any child
   features is at least D2 of the block, so W0 + ceil(f(counts of the block, 2, 3)) bounds the slice's row and
   column minima (39)-(40) too; each becomes the larger of it and the paper's W, and Proposition 4.1 (eqs. 14-15)
   eliminates with the larger. The kernel computes f from the block's counts (one pass over the block's rows)
   after Step 2 of each refined tuple. What a user gains: a slice pruned, or child features eliminated, a round
-  earlier, without W2's or W1's stump scans of the middle blocks.
+  earlier; with W0, a bound on the middle blocks without W1's or W2's stump scans of them.
 * **Depth 3: each side of a root threshold, before its inner solve.** Proposition C.1 (ii) with W = L2, as the
   kernel runs it, bounds the slice [t_{j-1}, t_j] by D2(left set at t_{j-1}) + D2(right set at t_j) (chain (55));
   each D2 is an inner depth-2 solve (Algorithm 1 on the set), a search of its own. Before the solve at point
