@@ -274,10 +274,12 @@ def test_quantbnb_bad_bounds_get_a_clear_error(bound, error, text, depth):
         quantbnb(X, y, max_depth=depth, bound=bound)
 
 
-def test_quantbnb_regressor_refuses_a_bound():
+def test_quantbnb_regressor_and_depth_4_refuse_a_bound():
     from odtlab import QuantBnBRegressor
     with pytest.raises(ValueError, match="bound is for classification"):
         QuantBnBRegressor(bound=classes_left).fit(np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 1.0, 3.0]))
+    with pytest.raises(ValueError, match="bound is used at max_depth 2 and 3 only"):
+        quantbnb(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), max_depth=4, bound=classes_left)
 
 
 def test_quantbnb_takes_a_bound_by_name_from_the_registry_and_resumes_after_pickling():

@@ -634,6 +634,8 @@ class _QuantBnBParams(TreeEstimator):
 def _depth4_solver(est, X, y):
     """The depth-4 search (classification, ties pruned), or a clear error for what it does not do."""
     from odtlab.solvers._quantbnb4 import QuantBnB4Solver
+    if est.bound is not None:
+        raise ValueError("bound is used at max_depth 2 and 3 only; Quant-BnB at max_depth=4 takes none")
     if est._task != "classification" or est.keep_ties:
         raise ValueError("Quant-BnB at max_depth=4 solves classification with keep_ties=False only; "
                          "use max_depth in {2, 3} for regression or keep_ties=True")
