@@ -58,54 +58,54 @@ def signature():
 _COMPILED = weakref.WeakKeyDictionary()
 
 
-def python_function(bound):
+def python_function(bound, name="lower_bound"):
     """The plain Python function of ``bound``: a function, a numba dispatcher or cfunc around one, or its
-    ``"module:function"`` name (the command line's ``--lower-bound``)."""
+    ``"module:function"`` name (the command line's ``--lower-bound``); ``name`` is the parameter's, for errors."""
     if isinstance(bound, str):
-        module, _, name = bound.partition(":")
+        module, _, attr = bound.partition(":")
         try:
-            bound = getattr(importlib.import_module(module), name)
+            bound = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError, ValueError) as exc:
-            raise ValueError(f"lower_bound {bound!r} names no function (write it as module:function): {exc}") from None
+            raise ValueError(f"{name} {bound!r} names no function (write it as module:function): {exc}") from None
     fn = getattr(bound, "py_func", bound) if not inspect.isfunction(bound) else bound
     if not inspect.isfunction(fn):
-        raise TypeError(f"lower_bound must be a Python function lower_bound(counts, depth, nodes) -> float, got "
+        raise TypeError(f"{name} must be a Python function {name}(counts, depth, nodes) -> float, got "
                         f"{type(bound).__name__} {bound!r}")
     try:
         inspect.signature(fn).bind(None, 0, 0)
     except TypeError:
-        raise TypeError(f"lower_bound must take three arguments (counts, depth, nodes), but "
+        raise TypeError(f"{name} must take three arguments (counts, depth, nodes), but "
                         f"{fn.__name__}{inspect.signature(fn)} does not") from None
     return fn
 
 
-def check_value(value, where):
+def check_value(value, where, name="lower_bound"):
     """``value`` as a float, or a clear error when it is not a number >= 0 (``where`` names the subproblem)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise TypeError(f"lower_bound must return a number (a float >= 0), but returned {type(value).__name__} "
+        raise TypeError(f"{name} must return a number (a float >= 0), but returned {type(value).__name__} "
                         f"{value!r} {where}")
     value = float(value)
     if not value >= 0.0:
-        raise ValueError(f"lower_bound must return a number >= 0 (a lower bound on misclassifications), but "
+        raise ValueError(f"{name} must return a number >= 0 (a lower bound on misclassifications), but "
                          f"returned {value!r} {where}")
     return value
 
 
-def compile_bound(bound, counts, depth, nodes):
+def compile_bound(bound, counts, depth, nodes, name="lower_bound"):
     """The kernel's form of ``bound``: first called in Python on the root's class counts (the clear errors of
     :func:`python_function` and :func:`check_value`), then compiled as a cfunc of :func:`signature` (once per
     function) when numba compiles the kernels; the plain function otherwise."""
-    fn = python_function(bound)
+    fn = python_function(bound, name)
     where = f"on the whole training set (class counts {list(map(int, counts))}, depth {depth}, nodes {nodes})"
     try:
         value = fn(np.array(counts, dtype=np.int64), depth, nodes)
     except Exception as exc:
-        raise TypeError(f"lower_bound failed {where}: {type(exc).__name__}: {exc}") from exc
-    check_value(value, where)
-    return compiled(fn)
+        raise TypeError(f"{name} failed {where}: {type(exc).__name__}: {exc}") from exc
+    check_value(value, where, name)
+    return compiled(fn, name)
 
 
-def compiled(fn):
+def compiled(fn, name="lower_bound"):
     """The kernel's form of the plain function ``fn``: a cfunc of :func:`signature` (compiled once per function),
     or ``fn`` itself when the kernels run as plain Python."""
     if not COMPILED:
@@ -115,17 +115,21 @@ def compiled(fn):
             _COMPILED[fn] = numba.cfunc(signature(), cache=True)(fn)
         except numba.core.errors.NumbaError as exc:
             first = str(exc).strip().splitlines()[0]
-            raise TypeError(f"numba cannot compile lower_bound {fn.__name__} as float64(int64[::1], int64, int64) "
+            raise TypeError(f"numba cannot compile {name} {fn.__name__} as float64(int64[::1], int64, int64) "
                             f"(counts, depth, nodes) -> float: {first}") from None
     return _COMPILED[fn]
 
 
 def unsound_message(value, optimum, depth, nodes, rows, weight, counts):
     """The text of :class:`UnsoundBoundError` for a subproblem."""
-    return (f"lower_bound is not sound: on the subproblem with depth {depth} and {nodes} feature nodes "
-            f"({rows} distinct rows, weight {weight}, class counts {list(map(int, counts))}) it returned "
-            f"{value!r}, but the optimal subtree there misclassifies {optimum} (weighted); a lower bound must "
-            f"be at most the optimum")
+    return unsound(f"the subproblem with depth {depth} and {nodes} feature nodes ({rows} distinct rows, weight "
+                   f"{weight}, class counts {list(map(int, counts))})", value, f"{optimum} (weighted)")
+
+
+def unsound(subproblem, value, optimum, name="lower_bound"):
+    """The text of :class:`UnsoundBoundError`: on ``subproblem`` the bound returned ``value`` above ``optimum``."""
+    return (f"{name} is not sound: on {subproblem} it returned {value!r}, but the optimal subtree there "
+            f"misclassifies {optimum}; a lower bound must be at most the optimum")
 
 
 def rounded(value):

@@ -10,6 +10,7 @@ from pathlib import Path
 import subprocess
 import sys
 import textwrap
+import warnings
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,9 +18,9 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
-from odtlab import MurTreeClassifier
-from odtlab.bounds import UnsoundBoundError
-from odtlab.bruteforce import binary_optimum
+from odtlab import MurTreeClassifier, datasets
+from odtlab.bounds import UnsoundBoundError, trivial
+from odtlab.bruteforce import binary_optimum, continuous_optimum
 from odtlab.core._jit import COMPILED
 from odtlab.search import Search
 from odtlab.solvers.murtree import MurTreeSolver
@@ -181,3 +182,115 @@ def test_a_search_with_a_bound_pickles_and_resumes():
     again = pickle.loads(pickle.dumps(search))
     result = again.run()
     assert result.status == "optimal" and again.solver.exact_bounds()[1] == binary_optimum(X, y, 3, 3).value
+
+
+# -- Quant-BnB: QuantBnBClassifier(bound=...), the same functions (odtlab.solvers.quantbnb's docstring) -----------
+def quantbnb(X, y, **kw):
+    from odtlab import QuantBnBClassifier
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant features are dropped with a warning
+        return QuantBnBClassifier(keep_search=True, **kw).fit(X, y)
+
+
+@st.composite
+def continuous_problems(draw):
+    n = draw(st.integers(2, 14))
+    p = draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.integers(0, 4), min_size=n * p, max_size=n * p)), float).reshape(n, p)
+    y = np.array(draw(st.lists(st.integers(0, draw(st.integers(1, 6))), min_size=n, max_size=n)))
+    options = dict(depth=draw(st.sampled_from([2, 3])), s=draw(st.integers(2, 4)),
+                   lower_bound=draw(st.sampled_from(["W0", "W1", "W2"])), keep_ties=draw(st.booleans()),
+                   similarity=draw(st.booleans()), bound=draw(st.sampled_from([trivial, classes_left])))
+    return X, y, options
+
+
+@settings(max_examples=60 if COMPILED else 8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(continuous_problems())
+def test_quantbnb_with_a_sound_bound_finds_the_oracles_optimum_and_passes_its_check(problem):
+    from odtlab.solvers.quantbnb import QuantBnBSolver
+    X, y, options = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # constant features are dropped with a warning
+        solver = QuantBnBSolver(X, y, n_classes=int(y.max()) + 1, check_bound=True, **options)
+    result = Search(solver, record="none").run()
+    optimum = continuous_optimum(X, y, options["depth"]).value
+    assert result.status == "optimal" and result.objective == optimum
+    assert result.tree.misclassifications(X, y) == optimum
+
+
+def segment(rows):
+    data = datasets.load("quantbnb/segment")
+    return np.asarray(data.X, float)[:rows], np.asarray(data.y)[:rows]
+
+
+@pytest.mark.parametrize("depth, rows, work", [(2, None, "iterations"), (3, 300, "inner_solves")])
+def test_quantbnb_class_bound_keeps_the_optimum_and_cuts_the_work(depth, rows, work):
+    X, y = segment(rows)  # 7 classes of about equal size: a depth-2 tree predicts at most 4 of them
+    plain = quantbnb(X, y, max_depth=depth, record="none")
+    own = quantbnb(X, y, max_depth=depth, record="none", bound=classes_left)
+    assert own.result_.status == plain.result_.status == "optimal"
+    assert own.result_.objective == plain.result_.objective == own.tree_.misclassifications(X, y)
+    assert own.result_.stats["user_bound_raises"] > 0  # the bound raised bounds ...
+    assert own.result_.stats[work] < plain.result_.stats[work]  # ... and the search did less
+
+
+def test_quantbnb_checks_every_value_that_raised_a_bound():
+    X, y = segment(120)
+    est = quantbnb(X, y, max_depth=3, bound=classes_left, check_bound=True)
+    assert est.result_.stats["user_bound_raises"] > 0 and est.result_.stats["user_bound_checks"] > 0
+    assert est.result_.objective == quantbnb(X, y, max_depth=3).result_.objective
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_quantbnb_catches_an_unsound_bound_naming_its_rows(depth):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 3)), rng.integers(0, 7, size=60)
+    with pytest.raises(UnsoundBoundError, match=r"bound is not sound: on the \d+ rows with \d+ < rank <= \d+ of "
+                                                r"feature x\d \(depth 2, 3 feature nodes, class counts \[.*\]\) it "
+                                                r"returned \d+\.0, but the optimal subtree there misclassifies \d+"):
+        quantbnb(X, y, max_depth=depth, bound=leaf_cost, check_bound=True)
+    # unchecked, the same bound prunes the optimum away: the reason for check_bound
+    wrong = quantbnb(X, y, max_depth=depth, bound=leaf_cost)
+    assert wrong.result_.objective > quantbnb(X, y, max_depth=depth).result_.objective
+
+
+def negative_on_small_sets(counts, depth, nodes):
+    return -1.0 if counts.sum() < 12 else 0.0
+
+
+@pytest.mark.parametrize("bound, error, text", [
+    (3, InvalidParameterError, "'bound' parameter"),
+    (lambda counts, depth: 0.0, TypeError, r"bound must take three arguments \(counts, depth, nodes\)"),
+    (lambda counts, depth, nodes: (0.0, 1.0), TypeError, "bound must return a number .* tuple"),
+    (nan_bound, ValueError, r"bound must return a number >= 0 .* nan on the whole training set"),
+    (lambda counts, depth, nodes: counts["x"], TypeError, "bound failed on the whole training set"),
+    (negative_on_small_sets, ValueError, r"returned -1\.0 on the \d+ rows with \d+ < rank <= \d+ of feature x\d"),
+])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_quantbnb_bad_bounds_get_a_clear_error(bound, error, text, depth):
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(40, 2)), rng.integers(0, 3, size=40)
+    with pytest.raises(error, match=text):
+        quantbnb(X, y, max_depth=depth, bound=bound)
+
+
+def test_quantbnb_regressor_and_depth_4_refuse_a_bound():
+    from odtlab import QuantBnBRegressor
+    with pytest.raises(ValueError, match="bound is for classification"):
+        QuantBnBRegressor(bound=classes_left).fit(np.array([[0.0], [1.0], [2.0]]), np.array([0.0, 1.0, 3.0]))
+    with pytest.raises(ValueError, match="bound is used at max_depth 2 and 3 only"):
+        quantbnb(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), max_depth=4, bound=classes_left)
+
+
+def test_quantbnb_takes_a_bound_by_name_from_the_registry_and_resumes_after_pickling():
+    import pickle
+    from odtlab import solvers
+    est = solvers.make_estimator("quantbnb", depth=3, bound="test_bounds:classes_left", check_bound=1)
+    assert est.get_params()["bound"] == "test_bounds:classes_left"
+    X, y = segment(150)
+    search = est.search(X, y)
+    search.run(max_iterations=3)
+    again = pickle.loads(pickle.dumps(search))
+    assert again.run().objective == quantbnb(X, y, max_depth=3).result_.objective
+    with pytest.raises(ValueError, match="^bound 'nosuch:f' names no function"):
+        solvers.make_estimator("quantbnb", depth=2, bound="nosuch:f").fit(X, y)

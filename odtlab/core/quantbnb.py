@@ -82,7 +82,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from odtlab.core._jit import njit
+from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
 from odtlab.core.arrays import copy_flat
 
@@ -183,9 +183,10 @@ Data2 = namedtuple("Data2", "V")
 Data3 = namedtuple("Data3", "order rank y Y u cum")
 #: Scratch arrays, rewritten by every iteration: the depth-2 engine ``E`` (``make_scratch``), the ids of a
 #: refined tuple's children ``cid``; at depth 3 also the inner solves' view ``V``, ``loc`` and ``sides``
-#: (``sides`` also carries a root tuple that a kernel call left between two inner solves to the next call).
-Work2 = namedtuple("Work2", "E cid")
-Work3 = namedtuple("Work3", "V loc E sides")
+#: (``sides`` also carries a root tuple that a kernel call left between two inner solves to the next call);
+#: ``bound``, a researcher's bound (:data:`UserBound`) or None.
+Work2 = namedtuple("Work2", "E cid bound", defaults=(None,))
+Work3 = namedtuple("Work3", "V loc E sides bound", defaults=(None,))
 #: Depth 3, per point t_j of the root tuple being processed: lower and upper bounds of D2 on the left and the
 #: right set, their trees, the points, the children's ids and what each inner solve returned (its event).
 Sides = namedtuple("Sides", "lbL ubL lbR ubR trL trR pts cid solves")
@@ -843,6 +844,20 @@ def middle_blocks(V, P, T, x, E):
 
 
 @njit(inline="always")
+def w0_minima(F1, F2, JA, JB, j):
+    """The two terms of slice j's W0 (eq. 9) at their smallest: min over F1 of L1(I_[0,t_{j-1}], f1) and min over
+    F2 of L1(I_[t_j,u], f2)."""
+    minA = np.inf
+    minB = np.inf
+    for f in range(F1.shape[0]):
+        if F1[f] and JA[f, j - 1] < minA:
+            minA = JA[f, j - 1]
+        if F2[f] and JB[f, j] < minB:
+            minB = JB[f, j]
+    return minA, minB
+
+
+@njit(inline="always")
 def slice_minima(lbkind, F1, F2, s, E):
     """Row minima (39) and column minima (40) of W over the child features of each slice j = [t_{j-1}, t_j]:
     through the J1..J4 decomposition (43) when the slice has a middle block (W1, W2), else W0 (eq. 9):
@@ -887,13 +902,7 @@ def slice_minima(lbkind, F1, F2, s, E):
                             v = w
                     colmin[g, f] = JB[f, j] + v
             continue
-        minA = np.inf
-        minB = np.inf
-        for f in range(p):
-            if F1[f] and JA[f, j - 1] < minA:
-                minA = JA[f, j - 1]
-            if F2[f] and JB[f, j] < minB:
-                minB = JB[f, j]
+        minA, minB = w0_minima(F1, F2, JA, JB, j)
         for f in range(p):
             if F1[f]:
                 rowmin[g, f] = JA[f, j - 1] + minB
@@ -1523,6 +1532,8 @@ def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
                 k = emit_iteration_start(events, k, it, k=r + 1, alive=tail - head, triples=trip, U=U, LB=lb,
                                          node=-1)
         ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, U, work.E)
+        if not ex:
+            bound_slices2(work.bound, V, P, T, head, v if v < U - P.tol else U, work.E)
         ist[I_PASSES] += ps
         if v < U - P.tol:
             row = update_upper_bound2(V, state, T[0][head], jb, f1, f2, v, work.E)
@@ -1545,6 +1556,8 @@ def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
         done += 1
         if _next_tuple(ist, head):
             return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
+        if bound_logged(work.bound):  # the solver checks the bound's values before the search goes on
+            break
     return k, ev.STATUS_BUDGET
 
 
@@ -1728,6 +1741,7 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         if P.similarity:  # similarity: removing n rows lowers the 0-1 loss by at most n
             lbL[j] = max(lbL[j], Lb - (cum[f0, b] - cum[f0, pts[j]]))
             rfloor = max(Rb, Ra - (cum[f0, pts[j + 1]] - cum[f0, T[1][x]]))
+        lbL[j], rfloor = bound_left3(work.bound, D, f0, pts, j, lbL[j], rfloor)
         cut = U - rfloor
         if not lbL[j] < cut + P.margin:
             continue
@@ -1767,6 +1781,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbR[j] = lbR[j + 1]
         if P.similarity:
             lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
+        lbR[j] = bound_right3(work.bound, D, f0, pts, j, lbR[j])
         cut = U - lbL[j - 1]
         if not lbR[j] < cut + P.margin:
             continue
@@ -1972,4 +1987,163 @@ def quantbnb3_kernel(data, params, state, work, events, max_iterations, level):
         done += 1
         if _next_tuple(ist, head):
             return _finish(ist, fst, events, k, level >= ev.LEVEL_SUMMARY, ist[I_ROUND]), ev.STATUS_DONE
+        if bound_logged(work.bound):  # the solver checks the bound's values before the search goes on
+            break
     return k, ev.STATUS_BUDGET
+
+
+# --------------------------------------------------------------------------------------------------
+# a researcher's lower bound (odtlab.bounds): ``QuantBnBClassifier(bound=f)``
+# --------------------------------------------------------------------------------------------------
+# Where it enters (the design, with its proof, is odtlab.bounds' section on Quant-BnB): f(counts, 2, 3) bounds
+# the optimal depth-2 loss D2 of a set of rows from the set's class counts. Depth 2: the rows a slice's root
+# thresholds leave undecided (its middle block, ``bound_slices2``) beside W. Depth 3: the left and right sets
+# at a root tuple's points (``bound_left3``, ``bound_right3``) before the inner solves. Every function below
+# takes the bound first; with None (no bound) numba compiles it to nothing (``@overload``).
+
+#: The kernels' form of a researcher's bound: ``fn(counts, depth, nodes)`` (a compiled first-class function,
+#: or the plain Python function without numba), ``check`` = 1 logs every value that raised a bound,
+#: ``counts`` (int64[K]) scratch for the class counts; ``nlog`` = [logged values, raises] and per logged value
+#: ``log`` (int64 rows: ``BL_*``; the set is the rows with lo < rank[f0] <= hi) and ``value`` (what fn
+#: returned). The solver checks and clears the log after every kernel call; a kernel stops after an
+#: iteration that logged a value.
+UserBound = namedtuple("UserBound", "fn check counts nlog log value")
+BL_STATUS, BL_F0, BL_LO, BL_HI = range(4)
+BOUND_RAISED, BOUND_INVALID = 1, 2
+
+
+def make_user_bound(fn, check, K, s):
+    """An empty :data:`UserBound` for K classes: room for the values of one iteration (at most s slices at
+    depth 2, three per point of a root tuple at depth 3)."""
+    cap = 4 * (s + 2)
+    return UserBound(fn, int(bool(check)), np.zeros(K, np.int64), np.zeros(2, np.int64), np.zeros((cap, 4), np.int64),
+                     np.zeros(cap))
+
+
+@njit
+def subset_value(bound, order, labels, f0, start, stop):
+    """fn(class counts of the rows ``order[f0, start:stop]``, depth 2, 3 nodes): a bound on D2 of those rows
+    (the rows with rank[f0] in an interval are a stretch of f0's presorted order)."""
+    counts = bound.counts
+    for c in range(counts.shape[0]):
+        counts[c] = 0
+    for q in range(start, stop):
+        counts[labels[order[f0, q]]] += 1
+    return bound.fn(counts, 2, 3)
+
+
+@njit
+def raise_by(bound, v, old, f0, lo, hi):
+    """max(old, ceil(v)) (a sound bound on an integer loss may be rounded up) for the value v of the set lo <
+    rank[f0] <= hi. A NaN or negative v is logged and not used; in check mode a v that raises ``old`` is
+    logged, and not used when the log is full, so every value the search uses is checked."""
+    nlog = bound.nlog
+    status = 0
+    if not v >= 0.0:
+        status = BOUND_INVALID
+    elif np.ceil(v) > old:
+        status = BOUND_RAISED if bound.check == 1 else 0
+    else:
+        return old
+    if status != 0:
+        e = nlog[0]
+        if e >= bound.log.shape[0]:
+            return old
+        bound.log[e, BL_STATUS] = status
+        bound.log[e, BL_F0] = f0
+        bound.log[e, BL_LO] = lo
+        bound.log[e, BL_HI] = hi
+        bound.value[e] = v
+        nlog[0] = e + 1
+    if status == BOUND_INVALID:
+        return old
+    nlog[1] += 1
+    return np.ceil(v)
+
+
+def bound_slices2(bound, V, P, T, x, Ucur, E):
+    """Depth 2, after Step 2 of tuple x: each slice's row and column minima of W become at least W0 (eq. 9) +
+    fn(middle block), and Proposition 4.1 runs again (``eliminate_features``) when one rose. Every tree with
+    a root threshold in [t_{j-1}, t_j] loses L1 on the left block, L1 on the right block and at least the
+    best depth-2 loss on the middle block (superadditivity, Lemma B.2, as W2's eq. 10)."""
+    if bound is None:
+        return
+    SL, JA, JB = E[4], E[3][0], E[3][1]
+    rowmin, colmin, pts = SL[2], SL[3], SL[5]
+    vord, vy, vcum = V[0], V[4], V[8]
+    f0, F1, F2 = T[0][x], T[7][x], T[8][x]
+    p = F1.shape[0]
+    raised = False
+    for j in range(1, P.s + 1):
+        g = j - 1
+        minA, minB = w0_minima(F1, F2, JA, JB, j)
+        mid = np.inf  # the paper's smallest bound on the middle block over the child features (W minus W0)
+        for f in range(p):
+            if F1[f]:
+                mid = min(mid, rowmin[g, f] - (JA[f, j - 1] + minB))
+            if F2[f]:
+                mid = min(mid, colmin[g, f] - (minA + JB[f, j]))
+        v = subset_value(bound, vord, vy, f0, vcum[f0, pts[j - 1]], vcum[f0, pts[j]])
+        c = raise_by(bound, v, mid, f0, pts[j - 1], pts[j])
+        if c > mid:
+            raised = True
+            for f in range(p):
+                if F1[f]:
+                    rowmin[g, f] = max(rowmin[g, f], JA[f, j - 1] + minB + c)
+                if F2[f]:
+                    colmin[g, f] = max(colmin[g, f], minA + JB[f, j] + c)
+    if raised:
+        eliminate_features(F1, F2, P.s, Ucur, P.margin, SL)
+
+
+def bound_left3(bound, D, f0, pts, j, lbL, rfloor):
+    """Depth 3, point j of a root tuple (``left_sides3``): the lower bounds of D2(left at t_j) and of D2(right at
+    t_{j+1}) raised by fn of their class counts. Returns both."""
+    if bound is None:
+        return lbL, rfloor
+    n = D.order.shape[1]
+    v = subset_value(bound, D.order, D.y, f0, 0, D.cum[f0, pts[j]])
+    lbL = raise_by(bound, v, lbL, f0, 0, pts[j])
+    v = subset_value(bound, D.order, D.y, f0, D.cum[f0, pts[j + 1]], n)
+    return lbL, raise_by(bound, v, rfloor, f0, pts[j + 1], D.u[f0])
+
+
+def bound_right3(bound, D, f0, pts, j, lbR):
+    """Depth 3, point j of a root tuple (``right_sides3``): the lower bound of D2(right at t_j) raised by fn."""
+    if bound is None:
+        return lbR
+    v = subset_value(bound, D.order, D.y, f0, D.cum[f0, pts[j]], D.order.shape[1])
+    return raise_by(bound, v, lbR, f0, pts[j], D.u[f0])
+
+
+def bound_logged(bound):
+    """True when the iteration logged a value of the bound for the solver (the kernel then stops)."""
+    return bound is not None and bound.nlog[0] > 0
+
+
+@overload(bound_slices2)
+def _bound_slices2(bound, V, P, T, x, Ucur, E):
+    if isinstance(bound, types.NoneType):
+        return lambda bound, V, P, T, x, Ucur, E: None
+    return bound_slices2
+
+
+@overload(bound_left3)
+def _bound_left3(bound, D, f0, pts, j, lbL, rfloor):
+    if isinstance(bound, types.NoneType):
+        return lambda bound, D, f0, pts, j, lbL, rfloor: (lbL, rfloor)
+    return bound_left3
+
+
+@overload(bound_right3)
+def _bound_right3(bound, D, f0, pts, j, lbR):
+    if isinstance(bound, types.NoneType):
+        return lambda bound, D, f0, pts, j, lbR: lbR
+    return bound_right3
+
+
+@overload(bound_logged)
+def _bound_logged(bound):
+    if isinstance(bound, types.NoneType):
+        return lambda bound: False
+    return lambda bound: bound.nlog[0] > 0

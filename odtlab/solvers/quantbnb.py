@@ -19,6 +19,40 @@ within 1e-9 of the optimum, including the float slack 3 delta of the centred sum
 ybar)^2, also the tie tolerance of the search). Otherwise the status is "uncertified" with the reason (one target
 far from the others dominates the sums; squares that overflow float64, in which case the search does not run)
 and the lower bound is U less the slack.
+
+**A researcher's bound** (``QuantBnBClassifier(bound=f, check_bound=...)``, :mod:`odtlab.bounds`). ``f(counts, depth,
+nodes)`` is MurTree's signature, so one function serves both solvers: from the class counts of a set of rows, a
+number >= 0 at most the fewest misclassifications of a tree within ``depth`` and ``nodes`` on *any* data with those
+counts. Quant-BnB's trees are perfect (a degenerate threshold makes a leaf), so it always asks for depth 2 and 3
+nodes, the optimal depth-2 loss D2 of a set, where the paper's own bounds are weakest or dearest:
+
+* **Depth 2: the middle block of a slice, beside W.** The paper's W0 (eq. 9) drops the rows whose side the
+  slice's root thresholds leave open, the middle block I_[t_{j-1}, t_j]; W2 (eq. 10) refits them with L2, at a
+  cost superlinear in n (Lemma 4.3), and W1 (eq. 13) with the cheaper L-hat-2. Every tree with a root threshold
+  in the slice loses at least W0 + L2(middle block) (Lemma B.2, the proof of Lemma 3.2), and L2 of any child
+  features is at least D2 of the block, so W0 + ceil(f(counts of the block, 2, 3)) bounds the slice's row and
+  column minima (39)-(40) too; each becomes the larger of it and the paper's W, and Proposition 4.1 (eqs. 14-15)
+  eliminates with the larger. The kernel computes f from the block's counts (one pass over the block's rows)
+  after Step 2 of each refined tuple. What a user gains: a slice pruned, or child features eliminated, a round
+  earlier; with W0, a bound on the middle blocks without W1's or W2's stump scans of them.
+* **Depth 3: each side of a root threshold, before its inner solve.** Proposition C.1 (ii) with W = L2, as the
+  kernel runs it, bounds the slice [t_{j-1}, t_j] by D2(left set at t_{j-1}) + D2(right set at t_j) (chain (55));
+  each D2 is an inner depth-2 solve (Algorithm 1 on the set), a search of its own. Before the solve at point
+  t_j, ceil(f(counts, 2, 3)) of the left set raises the solve's known lower bound (with Lemma B.3's and the
+  similarity bound's), and f of the right set at t_{j+1} the bound of the other side that cuts the solve off;
+  the right sides likewise. A solve whose lower bound reaches its cutoff is skipped; one that runs stops as
+  soon as its tree reaches the bound. What a user gains: inner solves skipped or stopped early.
+
+Both uses take max(paper's bound, ceil(f)): the maximum of two lower bounds of the same loss is one, and a bound
+on an integer loss may be rounded up, so with a sound f no optimal tree is pruned and Theorem 4.2's argument
+(an optimal tree is never eliminated, Proposition 4.1 / C.1) still gives the optimum. A NaN or negative value is
+an error; the inner solves of depth 3 run without f. Regression gets a clear error (f bounds misclassifications).
+With ``check_bound=True`` the kernel logs every value that raised a bound, with its set (the rows with lo <
+rank <= hi of a root feature), and stops after the iteration; the solver solves D2 of those rows (Quant-BnB
+without f, once per set) and raises :class:`odtlab.bounds.UnsoundBoundError` naming them when ceil(f) exceeds
+it. The bound travels in the kernels' ``work`` group (``core.quantbnb.UserBound``, None without a bound); it is
+compiled alone as a cfunc, so the kernels compile once for every bound (once more than without one: the first
+fit with a bound on a machine compiles them, and numba's disk cache keeps them under a key independent of f).
 """
 from numbers import Integral, Real
 import warnings
@@ -27,7 +61,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import certificate, memory
+from odtlab import bounds, certificate, memory
 from odtlab.core import quantbnb as kernels
 from odtlab.core._jit import LevelKernel
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
@@ -110,7 +144,8 @@ class QuantBnBSolver(Solver):
     rstat = _state_field("rstat", "per round: tuples alive, trees alive, lower and upper bound")
 
     def __init__(self, X, y, task="classification", depth=2, s=3, lower_bound="W0", sprime_ratio=0.6,
-                 keep_ties=False, similarity=True, initial="greedy", n_classes=None, feature_names=None, classes=None):
+                 keep_ties=False, similarity=True, initial="greedy", n_classes=None, feature_names=None, classes=None,
+                 bound=None, check_bound=False):
         X = np.ascontiguousarray(X, dtype=np.float64)
         n = X.shape[0]
         if initial not in INITIAL:
@@ -203,6 +238,71 @@ class QuantBnBSolver(Solver):
         self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
         self._cache = (-1, None)
         self._nbytes = None
+        self.user_bound = None
+        if bound is not None:
+            self._use_bound(bound, check_bound, rank)
+
+    # -- a researcher's bound (odtlab.bounds) ------------------------------------------------------
+    def _use_bound(self, bound, check, rank):
+        """Pass ``bound(counts, depth, nodes)`` to the kernel (``core.quantbnb.UserBound``, in ``work``): compiled
+        once as a cfunc, first called in Python on all rows for a clear error."""
+        if not self.cls:
+            raise ValueError("bound is for classification (a bound on misclassifications from class counts); "
+                             "QuantBnBRegressor takes none")
+        self.bound_function = bounds.python_function(bound, "bound")
+        counts = np.bincount(self.y, minlength=self.K)
+        fn = bounds.compile_bound(self.bound_function, counts, 2, 3, "bound")
+        self.user_bound = kernels.make_user_bound(fn, check, self.K, self.s)
+        self.work = self.work._replace(bound=self.user_bound)
+        self.rank = rank
+        self.checked_bounds = {}
+
+    def __getstate__(self):
+        """A user's bound pickles as its Python function (a compiled cfunc does not pickle)."""
+        state = dict(self.__dict__)
+        if self.user_bound is not None:
+            state["user_bound"] = self.user_bound._replace(fn=None)
+            state["work"] = self.work._replace(bound=None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.user_bound is not None:
+            self.user_bound = self.user_bound._replace(fn=bounds.compiled(self.bound_function, "bound"))
+            self.work = self.work._replace(bound=self.user_bound)
+
+    def check_user_bound(self):
+        """The values of the user's bound the kernel logged (``core.quantbnb.UserBound``): a NaN or negative
+        value raises ValueError; in check mode a value whose ceiling exceeds the optimal depth-2 loss of its
+        rows (Quant-BnB without the bound on those rows) raises :class:`odtlab.bounds.UnsoundBoundError`. The
+        optimum of each set of rows is computed once."""
+        ub = self.user_bound
+        entries = [(tuple(int(v) for v in ub.log[e]), float(ub.value[e])) for e in range(int(ub.nlog[0]))]
+        ub.nlog[0] = 0
+        for (status, feature, lo, hi), value in entries:
+            rows = np.flatnonzero((self.rank[feature] > lo) & (self.rank[feature] <= hi))
+            counts = np.bincount(self.y[rows], minlength=self.K)
+            j = self.kept[feature]
+            name = self.feature_names[j] if self.feature_names is not None else f"x{j}"
+            where = (f"the {len(rows)} rows with {lo} < rank <= {hi} of feature {name} (depth 2, 3 feature nodes, "
+                     f"class counts {counts.tolist()})")
+            if status == kernels.BOUND_INVALID:
+                bounds.check_value(value, f"on {where}", "bound")
+            if (feature, lo, hi) not in self.checked_bounds:
+                self.checked_bounds[feature, lo, hi] = self._depth2_optimum(rows)
+            optimum = self.checked_bounds[feature, lo, hi]
+            if bounds.rounded(value) > optimum:
+                raise bounds.UnsoundBoundError(bounds.unsound(where, value, optimum, "bound"))
+
+    def _depth2_optimum(self, rows):
+        """The optimal depth-2 loss (misclassifications) of the given rows, by Quant-BnB without a user bound."""
+        if len(rows) < 2:
+            return 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # constant features on the subset
+            sub = QuantBnBSolver(self.X[rows], self.y[rows], depth=2, n_classes=self.K)
+        Search(sub, record="none").run()
+        return int(sub.fst[kernels.F_U])
 
     def start_from(self, tuples, upper):
         """Start a depth-2 search from a given alive list instead of eq. (17), with incumbent loss ``upper``.
@@ -239,6 +339,8 @@ class QuantBnBSolver(Solver):
 
     def advance(self, kernel, events, max_iterations):
         n, status = kernel(self.data, self.params, self.state, self.work, events, max_iterations)
+        if self.user_bound is not None and self.user_bound.nlog[0]:
+            self.check_user_bound()
         return int(n), int(status)
 
     def grow(self):
@@ -324,6 +426,8 @@ class QuantBnBSolver(Solver):
                "slices_pruned": int(self.ist[kernels.I_SLICES_PRUNED]),
                "incumbents": int(self.ist[kernels.I_NINC]),
                "lower_bound_kind": self.lower_bound, "s": self.s, "dropped_features": list(self.dropped)}
+        if self.user_bound is not None:
+            out.update(user_bound_raises=int(self.user_bound.nlog[1]), user_bound_checks=len(self.checked_bounds))
         if self.depth == 2:
             out["features_eliminated"] = int(self.ist[kernels.I_ELIMINATED])
         else:
@@ -455,6 +559,8 @@ QUANTBNB_CONSTRAINTS = {
     "keep_ties": ["boolean"],
     "similarity": ["boolean"],
     "initial": [StrOptions(set(INITIAL))],
+    "bound": [callable, str, None],
+    "check_bound": ["boolean", Interval(Integral, 0, 1, closed="both")],
 }
 
 _QUANTBNB_PARAMETERS = """
@@ -476,6 +582,19 @@ _QUANTBNB_PARAMETERS = """
     initial : {"greedy", "cart", "leaf"}, default="greedy"
         The first incumbent: CART's top split(s) with the best stumps below, computed from the ranks; the CART
         tree; or a leaf.
+    bound : function, "module:function" or None, default=None
+        A researcher's lower bound ``bound(counts, depth, nodes) -> float`` (:mod:`odtlab.bounds`, the signature
+        of ``MurTreeClassifier(lower_bound=...)``: one function serves both; ``odtlab solve quantbnb DATA --bound
+        mymodule:my_bound``): from the class counts of a set of rows, a number >= 0 that is at most the fewest
+        misclassifications of a tree of that depth with that many feature nodes on any data with those counts.
+        Quant-BnB asks it for depth 2 and 3 nodes: at depth 2 about the rows each slice's root thresholds
+        leave undecided (added to W0, used where it beats W), at depth 3 about each side of a root threshold
+        before its inner depth-2 solve. Classification only. Compiled once per function as a first-class numba
+        function; the kernel is not recompiled for a new function.
+    check_bound : bool, default=False
+        Verify every value of ``bound`` that raised a bound against the optimal depth-2 loss of its rows
+        (Quant-BnB without it); an unsound value raises ``odtlab.bounds.UnsoundBoundError`` naming the rows,
+        the value and the optimum.
     record : {"none", "summary", "full"}, default="summary"
         Event level kept during ``fit``.
     time_limit : float > 0 or None, default=None
@@ -488,7 +607,8 @@ _QUANTBNB_PARAMETERS = """
 class _QuantBnBParams(TreeEstimator):
     _parameter_constraints = QUANTBNB_CONSTRAINTS
     __init__ = params_init(max_depth=2, s=3, lower_bound="W0", sprime_ratio=0.6, keep_ties=False, similarity=True,
-                           initial="greedy", record="summary", time_limit=None, keep_search=False)
+                           initial="greedy", record="summary", time_limit=None, keep_search=False, bound=None,
+                           check_bound=False)
 
     def _make_solver(self, X, y, sample_weight):
         if sample_weight is not None:  # rows of weight 0 do not count; the others must weigh the same
@@ -501,7 +621,8 @@ class _QuantBnBParams(TreeEstimator):
             return _depth4_solver(self, X, y)
         return QuantBnBSolver(X, y, task=self._task, depth=int(self.max_depth), s=int(self.s),
                               lower_bound=self.lower_bound, sprime_ratio=self.sprime_ratio, keep_ties=self.keep_ties,
-                              similarity=self.similarity, initial=self.initial,
+                              similarity=self.similarity, initial=self.initial, bound=self.bound,
+                              check_bound=self.check_bound,
                               n_classes=len(self.classes_) if self._task == "classification" else None,
                               feature_names=self._feature_names(), classes=getattr(self, "classes_", None))
 
@@ -513,6 +634,8 @@ class _QuantBnBParams(TreeEstimator):
 def _depth4_solver(est, X, y):
     """The depth-4 search (classification, ties pruned), or a clear error for what it does not do."""
     from odtlab.solvers._quantbnb4 import QuantBnB4Solver
+    if est.bound is not None:
+        raise ValueError("bound is used at max_depth 2 and 3 only; Quant-BnB at max_depth=4 takes none")
     if est._task != "classification" or est.keep_ties:
         raise ValueError("Quant-BnB at max_depth=4 solves classification with keep_ties=False only; "
                          "use max_depth in {2, 3} for regression or keep_ties=True")
@@ -551,7 +674,8 @@ class QuantBnBRegressor(TreeRegressorMixin, _QuantBnBParams):
     _task = "regression"
 
 
-register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit"},
+register(SolverSpec("quantbnb", QuantBnBClassifier, {"depth": "max_depth", "time_limit": "time_limit", "bound": "bound",
+                                                     "check_bound": "check_bound"},
                     "Quant-BnB: optimal depth-2/3/4 classification trees on continuous features",
                     variants=({"max_depth": 2}, {"max_depth": 3})))
 register(SolverSpec("quantbnb-regressor", QuantBnBRegressor, {"depth": "max_depth", "time_limit": "time_limit"},
