@@ -97,7 +97,7 @@ assert [smallest_class(counts[counts > 0], 2, n) for n in range(4)] == [1.0, 1.0
 # %% [markdown]
 # ## 2. Against the oracle on small data
 #
-# Forty small random problems with three to six classes, for each of our two sound bounds. `check_bound=True`
+# Forty small random problems with labels drawn from three to six classes, for each of our two sound bounds. `check_bound=True`
 # solves, without our bound, every subproblem whose bound ours raised and compares the two; the optimum is then
 # compared with the brute-force oracle `odtlab.bruteforce.binary_optimum`.
 
@@ -238,9 +238,9 @@ print(table.pivot_table(index=rows, columns="bound", values="seconds")[VARIANTS]
 # ## 5. What a new bound costs
 #
 # A new function is compiled alone, not the kernel, and what that costs depends on what the function calls:
-# about 0.03 s of CPU for plain arithmetic; a function that calls `np.sort` or `np.min` also compiles numba's
-# implementation of it, up to about 2 s of CPU (numba's start-up included; less once this process has compiled
-# that implementation for another function). A function already in numba's disk cache is only loaded (milliseconds). Below, a fifth
+# about 0.03–0.1 s of CPU for plain arithmetic (the first bound a process compiles also pays numba's one-off
+# start-up, 0.8–2.4 s); a function that calls `np.sort` or `np.min` also compiles numba's implementation of it,
+# up to about 2 s of CPU (less once this process has compiled that implementation for another function). A function already in numba's disk cache is only loaded (milliseconds). Below, a fifth
 # bound's compilation and a first fit with it, timed apart in CPU seconds (not checked: they depend on the
 # machine and on what this process compiled before).
 
@@ -264,19 +264,24 @@ print(f"compiling the bound: {t_compile:.2f} s; then the first fit with it: {tim
 # %% [markdown]
 # ## 6. The same function in Quant-BnB
 #
-# Quant-BnB (chapter 07) takes the same function: `QuantBnBClassifier(bound=...)`. Its trees are perfect (a
+# Quant-BnB (chapter 07) takes the same function: `QuantBnBClassifier(bound=...)` (the keyword is `bound`, as
+# Quant-BnB's `lower_bound` already chooses among the paper's $W_0$, $W_1$, $W_2$). Its trees are perfect (a
 # degenerate threshold makes a leaf), so it always asks about depth 2 and 3 feature nodes, the best depth-2 tree
 # on a set of rows, in two places (`odtlab.solvers.quantbnb` has the proof):
 #
-# * at depth 2, about the rows whose side a slice $[t_{j-1}, t_j]$ of root thresholds leaves open: every tree in
-#   the slice loses the paper's $W_0$ (eq. 9) on the other rows plus at least the best depth-2 loss on these
-#   (Lemma B.2, as in $W_2$, eq. 10), so $W_0$ + our bound bounds the slice, and Proposition 4.1 eliminates child
-#   features with the larger of it and the paper's $W$;
-# * at depth 3, about the left and the right set of each root threshold before its inner depth-2 solve
-#   (Proposition C.1): a solve whose lower bound already reaches its cutoff is skipped.
+# * at depth 2, about the middle rows of a slice $[t_{j-1}, t_j]$ of root thresholds (the rows whose side the
+#   slice leaves open): for each pair of child features, every tree in the slice loses at least $W_0$ (eq. 9) on
+#   the other rows plus at least the best depth-2 loss on the middle rows (Lemma B.2, the step that proves
+#   $W_2 \le L_2$), so $W_0$ + ⌈our bound⌉ is a lower bound for that pair, and Proposition 4.1 eliminates child
+#   features with the larger of it and the $W$ in use (by default $W_0$ plus odtlab's similarity bound, which is
+#   not in the paper);
+# * at depth 3, about the left and the right set of each root threshold. odtlab evaluates Proposition C.1's
+#   chain (55) with each side's depth-2 loss found by an inner Quant-BnB solve (odtlab's design, not the paper's
+#   pruning of its $\Phi$ sets); a solve is cut off at the incumbent's loss minus the other side's lower bound,
+#   and skipped when its own lower bound, raised by ours, already reaches that cutoff.
 #
-# With 3 nodes, `classes_left` is the weight of the $K - 4$ lightest classes, so it helps only with more than 4
-# classes. quantbnb/segment has 7 of nearly equal size: at depth 2 all 1848 rows, at depth 3 its first 300 rows
+# With 3 nodes, `classes_left` is the weight of the $K - 4$ lightest classes, so it is positive only on sets of
+# rows with more than 4 classes present. quantbnb/segment has 7 of nearly equal size: at depth 2 all 1848 rows, at depth 3 its first 300 rows
 # (to keep the chapter short).
 
 # %%
@@ -300,8 +305,8 @@ quant = pd.DataFrame(runs).set_index(["depth", "rows", "bound"])
 print(quant.to_string())
 
 # %% [markdown]
-# The same optimum with and without the bound. At depth 2 the bound prunes a few slices a round earlier (fewer
-# tuples); at depth 3 it skips inner solves.
+# The same optimum with and without the bound; with it, the search processes fewer tuples at depth 2 and runs
+# fewer inner solves at depth 3.
 
 # %%
 d2, d3 = quant.loc[2].droplevel(0), quant.loc[3].droplevel(0)
@@ -310,17 +315,22 @@ assert d2.loc["classes_left", "tuples"] < d2.loc["None", "tuples"]
 assert d3.loc["classes_left", "inner_solves"] < d3.loc["None", "inner_solves"]
 
 # %% [markdown]
-# Against the oracle on small problems (random feature values, three to six classes), with `check_bound=True` (each value that
-# raised a bound is compared with the optimal depth-2 loss of its rows, found by Quant-BnB without the bound):
+# Against the oracle on small problems (random feature values, three to six classes), with `check_bound=True`:
+# each value that raised a bound is compared with the optimal depth-2 loss of its rows, found by Quant-BnB
+# without the bound, and the final optimum with the brute-force oracle `continuous_optimum`.
 
 # %%
 rng = np.random.default_rng(7)
+raised = checked = 0
 for trial in range(12):
     n_rows, K, depth = int(rng.integers(8, 14)), int(rng.integers(3, 7)), 2 + trial % 2
     X, y = rng.integers(0, 5, size=(n_rows, 2)).astype(float), np.arange(n_rows) % K
     est = QuantBnBClassifier(max_depth=depth, bound=classes_left, check_bound=True).fit(X, y)
     assert est.result_.objective == continuous_optimum(X, y, depth).value
-print("12 optima equal the oracle's")
+    raised += est.result_.stats["user_bound_raises"]
+    checked += est.result_.stats["user_bound_checks"]
+assert checked > 0
+print("12 optima equal the oracle's; bounds raised:", raised, "distinct ones checked:", checked)
 
 # %% [markdown]
 # And `check_bound` catches `leaf_cost` here too, naming the rows (a stretch of one feature's sorted values), the
