@@ -132,6 +132,31 @@ def unsound(subproblem, value, optimum, name="lower_bound"):
             f"misclassifies {optimum}; a lower bound must be at most the optimum")
 
 
+class PicklesUserBound:
+    """Solver mixin for a user's bound: its compiled form (a cfunc) does not pickle, so the solver's
+    ``user_bound`` group (None without a bound) pickles with ``fn=None`` and unpickles with ``bound_function``
+    compiled again (:func:`compiled`). ``BOUND_PARAMETER`` names the estimator's parameter in errors; a solver
+    whose kernel reads the group from more than one attribute says which in :meth:`_with_user_bound`."""
+
+    BOUND_PARAMETER = "lower_bound"
+
+    def _with_user_bound(self, user_bound):
+        """The attributes that hold ``user_bound``, as a dict to update the solver's state with."""
+        return {"user_bound": user_bound}
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        if self.user_bound is not None:
+            state.update(self._with_user_bound(self.user_bound._replace(fn=None)))
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.user_bound is not None:
+            fn = compiled(self.bound_function, self.BOUND_PARAMETER)
+            self.__dict__.update(self._with_user_bound(self.user_bound._replace(fn=fn)))
+
+
 def rounded(value):
     """The kernel's use of a value on integer costs: its ceiling (0 for values below 1)."""
     return math.ceil(value)

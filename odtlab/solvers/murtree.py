@@ -198,7 +198,7 @@ def _random_words(m):
     return _RANDOM[:m]
 
 
-class MurTreeSolver(Solver):
+class MurTreeSolver(bounds.PicklesUserBound, Solver):
     """State of one MurTree search (see :mod:`odtlab.core.murtree` for the arrays' meaning).
 
     ``X`` is a 0/1 matrix, ``sample_weight`` non-negative integers (counts). Classification: ``y`` class codes
@@ -403,18 +403,6 @@ class MurTreeSolver(Solver):
             self.user_bound = mt.UserBound(fn=fn, check=int(bool(check_bound)),
                                            log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64),
                                            value=np.zeros(1, dtype=np.float64))
-
-    def __getstate__(self):
-        """A user's bound pickles as its Python function (a compiled cfunc does not pickle)."""
-        state = dict(self.__dict__)
-        if self.user_bound is not None:
-            state["user_bound"] = self.user_bound._replace(fn=None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self.user_bound is not None:
-            self.user_bound = self.user_bound._replace(fn=bounds.compiled(self.bound_function))
 
     # -- Solver contract ---------------------------------------------------------------------------
     def kernel(self, level):

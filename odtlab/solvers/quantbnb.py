@@ -115,7 +115,7 @@ def _state_field(name, doc):
                     lambda self, value: setattr(self, "state", self.state._replace(**{name: value})), doc=doc)
 
 
-class QuantBnBSolver(Solver):
+class QuantBnBSolver(bounds.PicklesUserBound, Solver):
     """State of one Quant-BnB search: the data in ranks, the alive tuples, U and the incumbent history.
 
     ``lower_bound`` is W0, W1 (W1,s' with s' = floor(sprime_ratio * n * s / (b - a)), the paper's
@@ -131,6 +131,8 @@ class QuantBnBSolver(Solver):
     misclassifies at most n more; not in the paper, see ``core.quantbnb``); False runs the paper's
     bounds alone.
     """
+
+    BOUND_PARAMETER = "bound"  # the estimator's name for it (odtlab.bounds.PicklesUserBound)
 
     name = "quantbnb"
     sense = "min"
@@ -252,24 +254,13 @@ class QuantBnBSolver(Solver):
         self.bound_function = bounds.python_function(bound, "bound")
         counts = np.bincount(self.y, minlength=self.K)
         fn = bounds.compile_bound(self.bound_function, counts, 2, 3, "bound")
-        self.user_bound = kernels.make_user_bound(fn, check, self.K, self.s)
-        self.work = self.work._replace(bound=self.user_bound)
+        self.__dict__.update(self._with_user_bound(kernels.make_user_bound(fn, check, self.K, self.s)))
         self.rank = rank
         self.checked_bounds = {}
 
-    def __getstate__(self):
-        """A user's bound pickles as its Python function (a compiled cfunc does not pickle)."""
-        state = dict(self.__dict__)
-        if self.user_bound is not None:
-            state["user_bound"] = self.user_bound._replace(fn=None)
-            state["work"] = self.work._replace(bound=None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self.user_bound is not None:
-            self.user_bound = self.user_bound._replace(fn=bounds.compiled(self.bound_function, "bound"))
-            self.work = self.work._replace(bound=self.user_bound)
+    def _with_user_bound(self, user_bound):
+        """The kernels read the bound from the ``work`` group (``core.quantbnb.UserBound``)."""
+        return {"user_bound": user_bound, "work": self.work._replace(bound=user_bound)}
 
     def check_user_bound(self):
         """The values of the user's bound the kernel logged (``core.quantbnb.UserBound``): a NaN or negative
