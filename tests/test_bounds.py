@@ -223,7 +223,10 @@ def segment(rows):
     return np.asarray(data.X, float)[:rows], np.asarray(data.y)[:rows]
 
 
-@pytest.mark.parametrize("depth, rows, work", [(2, None, "iterations"), (3, 300, "inner_solves")])
+@pytest.mark.parametrize("depth, rows, work", [
+    (2, None, "iterations"),
+    pytest.param(3, 300, "inner_solves", marks=pytest.mark.jit_only),  # minutes as plain Python
+])
 def test_quantbnb_class_bound_keeps_the_optimum_and_cuts_the_work(depth, rows, work):
     X, y = segment(rows)  # 7 classes of about equal size: a depth-2 tree predicts at most 4 of them
     plain = quantbnb(X, y, max_depth=depth, record="none")
@@ -234,6 +237,7 @@ def test_quantbnb_class_bound_keeps_the_optimum_and_cuts_the_work(depth, rows, w
     assert own.result_.stats[work] < plain.result_.stats[work]  # ... and the search did less
 
 
+@pytest.mark.jit_only  # minutes as plain Python; the unsound-bound test checks as plain Python
 def test_quantbnb_checks_every_value_that_raised_a_bound():
     X, y = segment(120)
     est = quantbnb(X, y, max_depth=3, bound=classes_left, check_bound=True)
@@ -282,6 +286,7 @@ def test_quantbnb_regressor_and_depth_4_refuse_a_bound():
         quantbnb(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), max_depth=4, bound=classes_left)
 
 
+@pytest.mark.jit_only  # minutes as plain Python (depth 3 on 150 rows)
 def test_quantbnb_takes_a_bound_by_name_from_the_registry_and_resumes_after_pickling():
     import pickle
     from odtlab import solvers

@@ -50,6 +50,7 @@ def test_depth4_optimum_equals_the_brute_force_with_certified_bounds_at_every_st
     assert result.tree.misclassifications(X, y) == opt and result.tree.depth <= 4
 
 
+@pytest.mark.jit_only  # a minute as plain Python; the hypothesis test covers depth 4 there
 def test_the_estimator_at_depth_4_predicts_with_its_reported_loss():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 8, size=(200, 3)).astype(float)  # 8 values a feature: the oracle takes half a second
@@ -60,6 +61,7 @@ def test_the_estimator_at_depth_4_predicts_with_its_reported_loss():
     assert clf.result_.objective == oracle.continuous_value(X, y, 2, 4, "classification") == 28
 
 
+@pytest.mark.jit_only  # as plain Python a kernel call on raisin runs far past the 0.5 s limit
 def test_a_time_limit_returns_the_incumbent_with_a_valid_gap():
     data = datasets.load("quantbnb/raisin")  # ConTree's depth-4 optimum: 59 misclassifications
     X, y = np.asarray(data.X, float), np.asarray(data.y)
