@@ -13,6 +13,13 @@ Wall-clock seconds and process CPU seconds are both printed: on a shared machine
 side moves with the load, the CPU time much less (but it still grows when other processes share the
 caches: compare ratios measured in one run).
 
+Comparing two commits (each in its own process, alternated): glibc's allocator adapts its thresholds to the
+process's history, which decides whether a fit's large temporaries (the estimator's float64 copy of X, the
+solver's inputs) reuse heap pages or fault in fresh ones. On mushroom-o, in one process, the same fit took 675
+page faults and 3.4 ms of CPU with glibc's defaults, 4 page faults and 1.5-1.8 ms with fixed thresholds. Run both
+sides with ``MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824`` (fixed thresholds, no trimming)
+so that the ratio compares the code.
+
 ``--levels`` adds the cost of the record levels "summary" and "full" against "none" (level none is compiled
 without any event code).
 
