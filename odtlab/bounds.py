@@ -49,16 +49,23 @@ class UnsoundBoundError(ValueError):
     """A user's lower bound exceeded the optimum of a subproblem it was asked about."""
 
 
-def signature():
-    """The numba signature every user bound is compiled to: ``float64(int64[::1], int64, int64)``."""
+#: The arguments of a user's bound: MurTree's and Quant-BnB's (a node budget), Branches' (the split penalty
+#: lambda * n in misclassifications, a float; see odtlab.solvers.branches).
+ARGS = ("counts", "depth", "nodes")
+BRANCHES_ARGS = ("counts", "depth", "penalty")
+
+
+def signature(args=ARGS):
+    """The numba signature a user bound is compiled to: ``float64(int64[::1], int64, int64)``, or with a float
+    third argument for Branches' ``penalty``."""
     t = numba.types
-    return t.float64(t.int64[::1], t.int64, t.int64)
+    return t.float64(t.int64[::1], t.int64, t.float64 if args[2] == "penalty" else t.int64)
 
 
 _COMPILED = weakref.WeakKeyDictionary()
 
 
-def python_function(bound, name="lower_bound"):
+def python_function(bound, name="lower_bound", args=ARGS):
     """The plain Python function of ``bound``: a function, a numba dispatcher or cfunc around one, or its
     ``"module:function"`` name (the command line's ``--lower-bound``); ``name`` is the parameter's, for errors."""
     if isinstance(bound, str):
@@ -69,12 +76,12 @@ def python_function(bound, name="lower_bound"):
             raise ValueError(f"{name} {bound!r} names no function (write it as module:function): {exc}") from None
     fn = getattr(bound, "py_func", bound) if not inspect.isfunction(bound) else bound
     if not inspect.isfunction(fn):
-        raise TypeError(f"{name} must be a Python function {name}(counts, depth, nodes) -> float, got "
+        raise TypeError(f"{name} must be a Python function {name}({', '.join(args)}) -> float, got "
                         f"{type(bound).__name__} {bound!r}")
     try:
         inspect.signature(fn).bind(None, 0, 0)
     except TypeError:
-        raise TypeError(f"{name} must take three arguments (counts, depth, nodes), but "
+        raise TypeError(f"{name} must take three arguments ({', '.join(args)}), but "
                         f"{fn.__name__}{inspect.signature(fn)} does not") from None
     return fn
 
@@ -91,33 +98,36 @@ def check_value(value, where, name="lower_bound"):
     return value
 
 
-def compile_bound(bound, counts, depth, nodes, name="lower_bound"):
+def compile_bound(bound, counts, depth, nodes, name="lower_bound", args=ARGS):
     """The kernel's form of ``bound``: first called in Python on the root's class counts (the clear errors of
     :func:`python_function` and :func:`check_value`), then compiled as a cfunc of :func:`signature` (once per
     function) when numba compiles the kernels; the plain function otherwise."""
-    fn = python_function(bound, name)
-    where = f"on the whole training set (class counts {list(map(int, counts))}, depth {depth}, nodes {nodes})"
+    fn = python_function(bound, name, args)
+    where = f"on the whole training set (class counts {list(map(int, counts))}, depth {depth}, {args[2]} {nodes})"
     try:
         value = fn(np.array(counts, dtype=np.int64), depth, nodes)
     except Exception as exc:
         raise TypeError(f"{name} failed {where}: {type(exc).__name__}: {exc}") from exc
     check_value(value, where, name)
-    return compiled(fn, name)
+    return compiled(fn, name, args)
 
 
-def compiled(fn, name="lower_bound"):
+def compiled(fn, name="lower_bound", args=ARGS):
     """The kernel's form of the plain function ``fn``: a cfunc of :func:`signature` (compiled once per function),
     or ``fn`` itself when the kernels run as plain Python."""
     if not COMPILED:
         return fn
-    if fn not in _COMPILED:
+    sig = signature(args)
+    cache = _COMPILED.setdefault(fn, {})
+    if sig not in cache:
         try:
-            _COMPILED[fn] = numba.cfunc(signature(), cache=True)(fn)
+            cache[sig] = numba.cfunc(sig, cache=True)(fn)
         except numba.core.errors.NumbaError as exc:
             first = str(exc).strip().splitlines()[0]
-            raise TypeError(f"numba cannot compile {name} {fn.__name__} as float64(int64[::1], int64, int64) "
-                            f"(counts, depth, nodes) -> float: {first}") from None
-    return _COMPILED[fn]
+            third = "float64" if args[2] == "penalty" else "int64"
+            raise TypeError(f"numba cannot compile {name} {fn.__name__} as float64(int64[::1], int64, {third}) "
+                            f"({', '.join(args)}) -> float: {first}") from None
+    return cache[sig]
 
 
 def unsound_message(value, optimum, depth, nodes, rows, weight, counts):
