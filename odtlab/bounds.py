@@ -18,6 +18,11 @@ integer cost may be rounded up; to compare a bound *weaker* than the similarity 
 that raised a subproblem's bound against that subproblem's optimum (MurTree without ``f``) and raises
 :class:`UnsoundBoundError` naming the subproblem.
 
+Quant-BnB takes the same function (``QuantBnBClassifier(bound=f)``, odtlab.solvers.quantbnb). Branches maximises a
+regularised objective without a node budget, so its bound takes the split penalty instead of ``nodes``:
+``f(counts, depth, penalty)`` (:data:`BRANCHES_ARGS`), a lower bound on a branch's least errors + penalty * splits
+(``BranchesClassifier(bound=f)``; where it enters and why it is sound: odtlab.solvers.branches).
+
 How it gets into the kernel (numba 0.68.1, measured on the 2-core CI machine; ``tests/test_bounds.py``):
 
 * **chosen: a first-class function.** :func:`compile_bound` compiles the function alone as a ``numba.cfunc``
