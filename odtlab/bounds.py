@@ -47,7 +47,7 @@ from numbers import Real
 
 import numpy as np
 
-from odtlab.core._jit import COMPILED, numba
+from odtlab.core._jit import COMPILED, numba, overload, types
 
 
 class UnsoundBoundError(ValueError):
@@ -181,3 +181,17 @@ def trivial(counts, depth, nodes):
     """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. ``odtlab warmup`` compiles the
     kernel that takes a user's bound with it (one kernel serves every bound)."""
     return 0.0
+
+
+def bound_logged(bound):
+    """In a kernel: True when the iteration logged a value of a researcher's bound for the solver (its ``nlog[0]``,
+    ``core.quantbnb.UserBound`` or ``core.branches.UserBound``); the kernel then stops. None (no bound) compiles
+    to False (``@overload``)."""
+    return bound is not None and bound.nlog[0] > 0
+
+
+@overload(bound_logged)
+def _bound_logged(bound):
+    if isinstance(bound, types.NoneType):
+        return lambda bound: False
+    return lambda bound: bound.nlog[0] > 0

@@ -60,6 +60,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from odtlab.bounds import bound_logged
 from odtlab.core import events as ev
 from odtlab.core._jit import COMPILED, intrinsic, njit, overload, types
 from odtlab.core.arrays import copy_flat
@@ -1037,8 +1038,9 @@ def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
 def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
     """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
     it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
-    settled when its errors are at most lambda * n; with S_OPEN, a branch not expanded yet; else a memo
-    branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
+    settled when its errors are at most lambda * n or a researcher's bound settled it; with S_OPEN, a branch not
+    expanded yet; else a memo branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent
+    ``g_sum``."""
     K, lam, den, scale = params.K, params.lam, params.den, params.scale
     for j in range(sp.categories):
         best_k = majority(ccnt, j, K)
@@ -1051,8 +1053,8 @@ def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_o
             state = ND[c, D_FLAGS] | F_MEMO_HIT
         elif not s & S_OPEN:
             state = F_COMPLETE | F_LEAF
-            if leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
-                state |= F_SETTLED
+            if sp.child_actions or leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
+                state |= F_SETTLED  # by Eq. 8, or by a researcher's bound (:func:`bound_settles`)
         k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
     return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
                              R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
@@ -1535,20 +1537,8 @@ def bound_settles(ubound, params, ccnt, j, errors, sp):
     return True
 
 
-def bound_logged(ubound):
-    """True when the iteration logged a value of the bound for the solver (the kernel then stops)."""
-    return ubound is not None and ubound.nlog[0] > 0
-
-
 @overload(bound_settles)
 def _bound_settles(ubound, params, ccnt, j, errors, sp):
     if isinstance(ubound, types.NoneType):
         return lambda ubound, params, ccnt, j, errors, sp: False
     return bound_settles
-
-
-@overload(bound_logged)
-def _bound_logged(ubound):
-    if isinstance(ubound, types.NoneType):
-        return lambda ubound: False
-    return lambda ubound: ubound.nlog[0] > 0
