@@ -399,3 +399,16 @@ def test_branches_bad_bounds_get_a_clear_error(bound, error, text):
     d = datasets.load("branches/monk1-o")
     with pytest.raises(error, match=text):
         branches(d.X, d.y, lam="0.01", bound=bound)
+
+
+@pytest.mark.slow
+def test_branches_takes_a_bound_by_name_from_the_registry_and_resumes_after_pickling():
+    import pickle
+    from odtlab import solvers
+    est = solvers.make_estimator("branches", lam="0.01", bound="test_bounds:split_leaves", check_bound=1)
+    assert est.get_params()["bound"] == "test_bounds:split_leaves"
+    d = datasets.load("branches/zoo-f")
+    search = est.search(d.X, d.y)
+    search.run(max_iterations=50)
+    again = pickle.loads(pickle.dumps(search))
+    assert again.run().objective == branches(d.X, d.y, lam="0.01").result_.objective
