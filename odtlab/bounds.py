@@ -150,10 +150,12 @@ def unsound(subproblem, value, optimum, name="lower_bound"):
 class PicklesUserBound:
     """Solver mixin for a user's bound: its compiled form (a cfunc) does not pickle, so the solver's
     ``user_bound`` group (None without a bound) pickles with ``fn=None`` and unpickles with ``bound_function``
-    compiled again (:func:`compiled`). ``BOUND_PARAMETER`` names the estimator's parameter in errors; a solver
-    whose kernel reads the group from more than one attribute says which in :meth:`_with_user_bound`."""
+    compiled again (:func:`compiled`). ``BOUND_PARAMETER`` names the estimator's parameter in errors,
+    ``BOUND_ARGS`` the bound's arguments (:data:`ARGS`, or Branches' :data:`BRANCHES_ARGS`); a solver whose kernel
+    reads the group from more than one attribute says which in :meth:`_with_user_bound`."""
 
     BOUND_PARAMETER = "lower_bound"
+    BOUND_ARGS = ARGS
 
     def _with_user_bound(self, user_bound):
         """The attributes that hold ``user_bound``, as a dict to update the solver's state with."""
@@ -168,7 +170,7 @@ class PicklesUserBound:
     def __setstate__(self, state):
         self.__dict__.update(state)
         if self.user_bound is not None:
-            fn = compiled(self.bound_function, self.BOUND_PARAMETER)
+            fn = compiled(self.bound_function, self.BOUND_PARAMETER, self.BOUND_ARGS)
             self.__dict__.update(self._with_user_bound(self.user_bound._replace(fn=fn)))
 
 

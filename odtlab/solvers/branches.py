@@ -135,7 +135,7 @@ def _check_arrays(X, y, n_categories, n_classes):
     return X, y.astype(np.int64), C.astype(np.int64), K
 
 
-class BranchesSolver(Solver):
+class BranchesSolver(bounds.PicklesUserBound, Solver):
     """State of one Branches search (see :mod:`odtlab.core.branches` for the arrays).
 
     ``X``: (n, q) integer codes 0..C_i-1; ``y``: class codes 0..K-1; ``lam``: the penalty per split, read as
@@ -149,6 +149,8 @@ class BranchesSolver(Solver):
     sense = "max"
     exact = True
     first_chunk = 256  # an iteration takes ~1 us on monk1-o, ~0.1 ms on the hard one-hot sets
+    BOUND_PARAMETER = "bound"  # the estimator's name for a user's bound and its arguments (odtlab.bounds)
+    BOUND_ARGS = bounds.BRANCHES_ARGS
 
     def __init__(self, X, y, lam=0.01, max_depth=None, n_categories=None, n_classes=None, child_rule="min_G",
                  tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024,
@@ -226,11 +228,13 @@ class BranchesSolver(Solver):
     def _use_bound(self, bound, check):
         """Pass ``bound(counts, depth, penalty)`` to the kernel (``core.branches.UserBound``, in its ``Work``):
         compiled once as a cfunc, first called in Python on all rows for a clear error."""
-        self.bound_function = bounds.python_function(bound, "bound", bounds.BRANCHES_ARGS)
+        self.bound_function = bounds.python_function(bound, self.BOUND_PARAMETER, self.BOUND_ARGS)
         counts = np.bincount(self.y, minlength=self.K)
         depth = -1 if self.max_depth is None else int(self.max_depth)
-        fn = bounds.compile_bound(self.bound_function, counts, depth, self.penalty, "bound", bounds.BRANCHES_ARGS)
-        self.user_bound = kernels.make_user_bound(fn, check, self.penalty, self.K, self.q, self.params.cmax)
+        fn = bounds.compile_bound(self.bound_function, counts, depth, self.penalty, self.BOUND_PARAMETER,
+                                  self.BOUND_ARGS)
+        self.__dict__.update(self._with_user_bound(
+            kernels.make_user_bound(fn, check, self.penalty, self.K, self.q, self.params.cmax)))
         self.checked_bounds = {}
 
     @property
@@ -238,19 +242,10 @@ class BranchesSolver(Solver):
         """lambda * n: the misclassifications a split must save, the third argument of a user's bound."""
         return float(self.lam * self.n)
 
-    def __getstate__(self):
-        """A user's bound pickles as its Python function (a compiled cfunc does not pickle)."""
-        state = dict(self.__dict__)
-        if self.user_bound is not None:
-            state["user_bound"] = self.user_bound._replace(fn=None)
-            state["_work"] = None
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self.user_bound is not None:
-            fn = bounds.compiled(self.bound_function, "bound", bounds.BRANCHES_ARGS)
-            self.user_bound = self.user_bound._replace(fn=fn)
+    def _with_user_bound(self, user_bound):
+        """The kernel reads the bound from its scratch ``Work``, made again with it at the next call
+        (``kernels.make_work``)."""
+        return {"user_bound": user_bound, "_work": None}
 
     def check_user_bound(self):
         """The values of the user's bound the kernel logged (``core.branches.UserBound``): a NaN or negative
