@@ -18,6 +18,11 @@ integer cost may be rounded up; to compare a bound *weaker* than the similarity 
 that raised a subproblem's bound against that subproblem's optimum (MurTree without ``f``) and raises
 :class:`UnsoundBoundError` naming the subproblem.
 
+Quant-BnB takes the same function (``QuantBnBClassifier(bound=f)``, odtlab.solvers.quantbnb). Branches maximises a
+regularised objective without a node budget, so its bound takes the split penalty instead of ``nodes``:
+``f(counts, depth, penalty)`` (:data:`BRANCHES_ARGS`), a lower bound on a branch's least errors + penalty * splits
+(``BranchesClassifier(bound=f)``; where it enters and why it is sound: odtlab.solvers.branches).
+
 How it gets into the kernel (numba 0.68.1, measured on the 2-core CI machine; ``tests/test_bounds.py``):
 
 * **chosen: a first-class function.** :func:`compile_bound` compiles the function alone as a ``numba.cfunc``
@@ -42,23 +47,30 @@ from numbers import Real
 
 import numpy as np
 
-from odtlab.core._jit import COMPILED, numba
+from odtlab.core._jit import COMPILED, numba, overload, types
 
 
 class UnsoundBoundError(ValueError):
     """A user's lower bound exceeded the optimum of a subproblem it was asked about."""
 
 
-def signature():
-    """The numba signature every user bound is compiled to: ``float64(int64[::1], int64, int64)``."""
+#: The arguments of a user's bound: MurTree's and Quant-BnB's (a node budget), Branches' (the split penalty
+#: lambda * n in misclassifications, a float; see odtlab.solvers.branches).
+ARGS = ("counts", "depth", "nodes")
+BRANCHES_ARGS = ("counts", "depth", "penalty")
+
+
+def signature(args=ARGS):
+    """The numba signature a user bound is compiled to: ``float64(int64[::1], int64, int64)``, or with a float
+    third argument for Branches' ``penalty``."""
     t = numba.types
-    return t.float64(t.int64[::1], t.int64, t.int64)
+    return t.float64(t.int64[::1], t.int64, t.float64 if args[2] == "penalty" else t.int64)
 
 
 _COMPILED = weakref.WeakKeyDictionary()
 
 
-def python_function(bound, name="lower_bound"):
+def python_function(bound, name="lower_bound", args=ARGS):
     """The plain Python function of ``bound``: a function, a numba dispatcher or cfunc around one, or its
     ``"module:function"`` name (the command line's ``--lower-bound``); ``name`` is the parameter's, for errors."""
     if isinstance(bound, str):
@@ -69,12 +81,12 @@ def python_function(bound, name="lower_bound"):
             raise ValueError(f"{name} {bound!r} names no function (write it as module:function): {exc}") from None
     fn = getattr(bound, "py_func", bound) if not inspect.isfunction(bound) else bound
     if not inspect.isfunction(fn):
-        raise TypeError(f"{name} must be a Python function {name}(counts, depth, nodes) -> float, got "
+        raise TypeError(f"{name} must be a Python function {name}({', '.join(args)}) -> float, got "
                         f"{type(bound).__name__} {bound!r}")
     try:
         inspect.signature(fn).bind(None, 0, 0)
     except TypeError:
-        raise TypeError(f"{name} must take three arguments (counts, depth, nodes), but "
+        raise TypeError(f"{name} must take three arguments ({', '.join(args)}), but "
                         f"{fn.__name__}{inspect.signature(fn)} does not") from None
     return fn
 
@@ -91,33 +103,36 @@ def check_value(value, where, name="lower_bound"):
     return value
 
 
-def compile_bound(bound, counts, depth, nodes, name="lower_bound"):
+def compile_bound(bound, counts, depth, nodes, name="lower_bound", args=ARGS):
     """The kernel's form of ``bound``: first called in Python on the root's class counts (the clear errors of
     :func:`python_function` and :func:`check_value`), then compiled as a cfunc of :func:`signature` (once per
     function) when numba compiles the kernels; the plain function otherwise."""
-    fn = python_function(bound, name)
-    where = f"on the whole training set (class counts {list(map(int, counts))}, depth {depth}, nodes {nodes})"
+    fn = python_function(bound, name, args)
+    where = f"on the whole training set (class counts {list(map(int, counts))}, depth {depth}, {args[2]} {nodes})"
     try:
         value = fn(np.array(counts, dtype=np.int64), depth, nodes)
     except Exception as exc:
         raise TypeError(f"{name} failed {where}: {type(exc).__name__}: {exc}") from exc
     check_value(value, where, name)
-    return compiled(fn, name)
+    return compiled(fn, name, args)
 
 
-def compiled(fn, name="lower_bound"):
+def compiled(fn, name="lower_bound", args=ARGS):
     """The kernel's form of the plain function ``fn``: a cfunc of :func:`signature` (compiled once per function),
     or ``fn`` itself when the kernels run as plain Python."""
     if not COMPILED:
         return fn
-    if fn not in _COMPILED:
+    sig = signature(args)
+    cache = _COMPILED.setdefault(fn, {})
+    if sig not in cache:
         try:
-            _COMPILED[fn] = numba.cfunc(signature(), cache=True)(fn)
+            cache[sig] = numba.cfunc(sig, cache=True)(fn)
         except numba.core.errors.NumbaError as exc:
             first = str(exc).strip().splitlines()[0]
-            raise TypeError(f"numba cannot compile {name} {fn.__name__} as float64(int64[::1], int64, int64) "
-                            f"(counts, depth, nodes) -> float: {first}") from None
-    return _COMPILED[fn]
+            third = "float64" if args[2] == "penalty" else "int64"
+            raise TypeError(f"numba cannot compile {name} {fn.__name__} as float64(int64[::1], int64, {third}) "
+                            f"({', '.join(args)}) -> float: {first}") from None
+    return cache[sig]
 
 
 def unsound_message(value, optimum, depth, nodes, rows, weight, counts):
@@ -135,10 +150,12 @@ def unsound(subproblem, value, optimum, name="lower_bound"):
 class PicklesUserBound:
     """Solver mixin for a user's bound: its compiled form (a cfunc) does not pickle, so the solver's
     ``user_bound`` group (None without a bound) pickles with ``fn=None`` and unpickles with ``bound_function``
-    compiled again (:func:`compiled`). ``BOUND_PARAMETER`` names the estimator's parameter in errors; a solver
-    whose kernel reads the group from more than one attribute says which in :meth:`_with_user_bound`."""
+    compiled again (:func:`compiled`). ``BOUND_PARAMETER`` names the estimator's parameter in errors,
+    ``BOUND_ARGS`` the bound's arguments (:data:`ARGS`, or Branches' :data:`BRANCHES_ARGS`); a solver whose kernel
+    reads the group from more than one attribute says which in :meth:`_with_user_bound`."""
 
     BOUND_PARAMETER = "lower_bound"
+    BOUND_ARGS = ARGS
 
     def _with_user_bound(self, user_bound):
         """The attributes that hold ``user_bound``, as a dict to update the solver's state with."""
@@ -153,7 +170,7 @@ class PicklesUserBound:
     def __setstate__(self, state):
         self.__dict__.update(state)
         if self.user_bound is not None:
-            fn = compiled(self.bound_function, self.BOUND_PARAMETER)
+            fn = compiled(self.bound_function, self.BOUND_PARAMETER, self.BOUND_ARGS)
             self.__dict__.update(self._with_user_bound(self.user_bound._replace(fn=fn)))
 
 
@@ -166,3 +183,17 @@ def trivial(counts, depth, nodes):
     """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. ``odtlab warmup`` compiles the
     kernel that takes a user's bound with it (one kernel serves every bound)."""
     return 0.0
+
+
+def bound_logged(bound):
+    """In a kernel: True when the iteration logged a value of a researcher's bound for the solver (its ``nlog[0]``,
+    ``core.quantbnb.UserBound`` or ``core.branches.UserBound``); the kernel then stops. None (no bound) compiles
+    to False (``@overload``)."""
+    return bound is not None and bound.nlog[0] > 0
+
+
+@overload(bound_logged)
+def _bound_logged(bound):
+    if isinstance(bound, types.NoneType):
+        return lambda bound: False
+    return lambda bound: bound.nlog[0] > 0

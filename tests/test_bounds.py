@@ -299,3 +299,119 @@ def test_quantbnb_takes_a_bound_by_name_from_the_registry_and_resumes_after_pick
     assert again.run().objective == quantbnb(X, y, max_depth=3).result_.objective
     with pytest.raises(ValueError, match="^bound 'nosuch:f' names no function"):
         solvers.make_estimator("quantbnb", depth=2, bound="nosuch:f").fit(X, y)
+
+
+# ---- Branches: BranchesClassifier(bound=f), f(counts, depth, penalty) bounds the least regularised cost ----
+def split_leaves(counts, depth, penalty):
+    """Sound on binary features: S two-way splits make S + 1 leaves, which predict at most S + 1 classes, so
+    a subtree with S splits costs at least the rows of the other classes plus S * penalty."""
+    c = np.sort(counts)[::-1]
+    best = float(c.sum() - c[0])
+    top = c[0]
+    for s in range(1, c.shape[0]):
+        top += c[s]
+        best = min(best, float(c.sum() - top) + penalty * s)
+    return best
+
+
+def paper_bound(counts, depth, penalty):
+    """The Purification Bound (Eq. 8) as a cost: the leaf's errors, or one split's penalty."""
+    return min(float(counts.sum() - counts.max()), penalty)
+
+
+def branches_leaf_cost(counts, depth, penalty):
+    """Unsound: the leaf's errors, as if no split could help."""
+    return float(counts.sum() - counts.max())
+
+
+def branches(X, y, **kw):
+    from odtlab import BranchesClassifier
+    return BranchesClassifier(**kw).fit(X, y)
+
+
+@st.composite
+def categorical_problems(draw):
+    X, y = draw(labelled_binary((2, 14), (1, 4), (2, 5)))
+    lam = draw(st.sampled_from(["0.01", "0.05", "0.1", "0.25"]))
+    depth = draw(st.one_of(st.none(), st.integers(1, 3)))
+    return X, y, lam, depth
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(categorical_problems())
+def test_branches_with_a_sound_bound_finds_the_oracles_optimum_and_passes_its_check(problem):
+    from odtlab.bruteforce import branches_optimum
+    X, y, lam, depth = problem
+    if len(np.unique(y)) < 2:
+        return
+    oracle = branches_optimum(X, y, Fraction(lam), max_depth=depth).value
+    for bound in (split_leaves, paper_bound):
+        clf = branches(X, y, lam=lam, max_depth=depth, bound=bound, check_bound=True)
+        assert clf.search_.solver.bounds_exact() == (oracle, oracle)
+        codes = np.searchsorted(clf.classes_, y)  # the tree predicts class codes
+        assert clf.search_.solver.incumbent().branches_objective(X, codes, Fraction(lam), exact=True) == oracle
+
+
+@pytest.mark.jit_only  # zoo-f: 3 min as plain Python
+@pytest.mark.parametrize("name, lam", [("zoo-f", "0.01"), ("zoo-f", "0.05")])
+def test_branches_class_bound_keeps_the_optimum_and_cuts_the_iterations(name, lam):
+    d = datasets.load(f"branches/{name}")
+    plain = branches(d.X, d.y, lam=lam)
+    bounded = branches(d.X, d.y, lam=lam, bound=split_leaves)
+    assert bounded.result_.objective == plain.result_.objective
+    assert bounded.result_.stats["iterations"] < plain.result_.stats["iterations"]
+    assert bounded.search_.solver.user_bound.nlog[1] > 0  # branches the bound settled
+
+
+@pytest.mark.slow
+def test_branches_checks_every_value_that_settled_a_branch():
+    d = datasets.load("branches/zoo-f")
+    clf = branches(d.X, d.y, lam="0.01", bound=split_leaves, check_bound=True)
+    solver = clf.search_.solver
+    assert 0 < len(solver.checked_bounds) <= solver.user_bound.nlog[1]  # each branch solved once
+    for tests, optimum in solver.checked_bounds.items():  # f >= e(l) and f <= optimum <= e(l): the leaf is optimal
+        rows = np.all([d.X[:, i] == j for i, j in tests], axis=0)
+        assert optimum == rows.sum() - np.bincount(d.y[rows]).max()
+
+
+def test_branches_catches_an_unsound_bound_naming_its_branch():
+    d = datasets.load("branches/monk1-o")
+    with pytest.raises(UnsoundBoundError, match=r"bound is not sound: on the branch x\d=\d .*returned \d+\.0, "
+                                                 r"but the optimal subtree there costs \d+(/\d+)? \(regularised\)"):
+        branches(d.X, d.y, lam="0.01", bound=branches_leaf_cost, check_bound=True)
+    # unchecked, the same bound prunes the optimum away: the reason for check_bound
+    wrong = branches(d.X, d.y, lam="0.01", bound=branches_leaf_cost)
+    assert wrong.result_.objective < branches(d.X, d.y, lam="0.01").result_.objective
+
+
+def branches_negative_on_small_branches(counts, depth, penalty):
+    return -1.0 if counts.sum() < 40 else 0.0
+
+
+@pytest.mark.parametrize("bound, error, text", [
+    (3, InvalidParameterError, "'bound' parameter"),
+    (lambda counts, depth: 0.0, TypeError, r"bound must take three arguments \(counts, depth, penalty\)"),
+    (lambda counts, depth, penalty: (0.0, 1.0), TypeError, "bound must return a number .* tuple"),
+    (lambda counts, depth, penalty: float("nan"), ValueError, r"bound must return a number >= 0 .* nan on the whole"),
+    (lambda counts, depth, penalty: counts["x"], TypeError, "bound failed on the whole training set"),
+    (branches_negative_on_small_branches, ValueError, r"returned -1\.0 on the branch x\d=\d"),
+])
+def test_branches_bad_bounds_get_a_clear_error(bound, error, text):
+    d = datasets.load("branches/monk1-o")
+    with pytest.raises(error, match=text):
+        branches(d.X, d.y, lam="0.01", bound=bound)
+
+
+@pytest.mark.jit_only  # zoo-f: 20 s as plain Python
+def test_branches_takes_a_bound_by_name_from_the_registry_and_resumes_after_pickling():
+    import pickle
+    from odtlab import solvers
+    est = solvers.make_estimator("branches", lam="0.05", bound="test_bounds:split_leaves")
+    assert est.get_params()["bound"] == "test_bounds:split_leaves"
+    d = datasets.load("branches/zoo-f")
+    search = est.search(d.X, d.y)
+    search.run(max_iterations=50)
+    settled = int(search.solver.user_bound.nlog[1])
+    again = pickle.loads(pickle.dumps(search))  # the bound's cfunc compiled again (odtlab.bounds.PicklesUserBound)
+    assert again.run().objective == branches(d.X, d.y, lam="0.05").result_.objective
+    assert again.solver.user_bound.nlog[1] > settled  # the bound settles branches after the resume

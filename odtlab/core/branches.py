@@ -60,8 +60,9 @@ from collections import namedtuple
 
 import numpy as np
 
+from odtlab.bounds import bound_logged
 from odtlab.core import events as ev
-from odtlab.core._jit import COMPILED, intrinsic, njit, types
+from odtlab.core._jit import COMPILED, intrinsic, njit, overload, types
 from odtlab.core.arrays import copy_flat
 from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_BUFFER, STATUS_DONE, STATUS_GROW
 
@@ -512,14 +513,15 @@ else:
 
 @intrinsic
 def _borrowed(typingctx, group):
-    """The arrays of ``group`` (an array or a tuple of arrays and scalars) without their reference count
+    """The arrays of ``group`` (an array or a tuple of arrays, scalars and groups) without their reference count
     (meminfo and parent NULL): numba's increments and decrements of such an array are a NULL test, not an
     atomic operation. Only for arrays that outlive the call, such as a kernel's arguments."""
     if not isinstance(group, (types.Array, types.BaseTuple)):
         return None
 
     def borrow(context, builder, ty, value):
-        if not isinstance(ty, types.Array):
+        if not isinstance(ty, types.Array):  # a scalar, or a group inside the group (a researcher's bound):
+            context.nrt.incref(builder, ty, value)  # a new reference, as the caller releases what it gets
             return value
         ary = context.make_array(ty)(context, builder, value=value)
         ary.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
@@ -749,14 +751,14 @@ def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_
 # (a group: of each of its arrays) at every call, and its pruning leaves most of them in a kernel this size
 # (perf put a fifth of a monk2-f run's samples in NRT_incref / NRT_decref before the arrays were borrowed).
 
-Work = namedtuple("Work", "ints bits")
+Work = namedtuple("Work", "ints bits bound")
 Work.__doc__ = """Scratch memory of the kernel (not part of the resumable state; the solver makes it once, :func:`make_work`),
 two arrays so that a kernel call types two arguments rather than twelve; :func:`scratch` cuts them into
 Selection's ``path`` of memo nodes and its tests (``test_f[t]``, ``test_c[t]``: feature and category of
 step t), a branch ``key``; the split actions ``act`` of the selected branch (``used[i]`` = 1 marks its
 tested features); Expansion's data extraction: the branch's rows as a bitset ``RB`` (``RBY[k]``: its rows
 of class k, ``pk[k]`` their number) or a row list ``rows``, and the counts of one feature's categories,
-``cnt[j]`` rows and ``ccnt[j * K + k]`` of class k."""
+``cnt[j]`` rows and ``ccnt[j * K + k]`` of class k; ``bound``: a researcher's bound (:data:`UserBound`), or None."""
 
 Split = namedtuple("Split", "leaf depth feature categories word radix record child_actions")
 Split.__doc__ = """The scalars of one SPLIT(l, a) call (:func:`split`): the branch ``leaf`` (memo node) at ``depth``,
@@ -764,12 +766,13 @@ the action's ``feature`` i with C_i ``categories`` and its key ``word`` / ``radi
 row it fills, and whether the children have split actions left (``child_actions``)."""
 
 
-def make_work(params, n_words):
+def make_work(params, n_words, bound=None):
     """The kernel's scratch memory (:class:`Work`); ``n_words`` = 64-bit words of a row bitset (plain Python:
-    two allocations, where a compiled call would cost more in typing its arguments)."""
+    two allocations, where a compiled call would cost more in typing its arguments); ``bound`` a
+    :data:`UserBound` or None."""
     q, K, cmax = params.q, params.K, params.cmax
     ints = (q + 2) + 2 * (q + 1) + params.key_words + 2 * q + params.n + K + cmax + cmax * K
-    return Work(np.zeros(ints, np.int64), np.zeros((K + 1) * n_words, np.uint64))
+    return Work(np.zeros(ints, np.int64), np.zeros((K + 1) * n_words, np.uint64), bound)
 
 
 @njit(inline="always")
@@ -777,7 +780,7 @@ def scratch(params, work):
     """The scratch arrays of :class:`Work`, views of its two arrays in the order of its docstring: ``path,
     test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt``."""
     q, K, cmax = params.q, params.K, params.cmax
-    ints, bits = work
+    ints, bits = work[0], work[1]
     nw = bits.shape[0] // (K + 1)
     a = q + 2
     b = a + q + 1
@@ -1035,8 +1038,9 @@ def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
 def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
     """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
     it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
-    settled when its errors are at most lambda * n; with S_OPEN, a branch not expanded yet; else a memo
-    branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent ``g_sum``."""
+    settled when its errors are at most lambda * n or a researcher's bound settled it; with S_OPEN, a branch not
+    expanded yet; else a memo branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent
+    ``g_sum``."""
     K, lam, den, scale = params.K, params.lam, params.den, params.scale
     for j in range(sp.categories):
         best_k = majority(ccnt, j, K)
@@ -1049,8 +1053,8 @@ def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_o
             state = ND[c, D_FLAGS] | F_MEMO_HIT
         elif not s & S_OPEN:
             state = F_COMPLETE | F_LEAF
-            if leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
-                state |= F_SETTLED
+            if sp.child_actions or leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
+                state |= F_SETTLED  # by Eq. 8, or by a researcher's bound (:func:`bound_settles`)
         k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
     return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
                              R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
@@ -1155,14 +1159,15 @@ def take_records(CN, RC, FREE, n_act):
 
 
 @njit(inline="always")
-def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it, sp):
+def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it, sp, ubound):
     """SPLIT (Algorithm 1, lines 77-96) of the selected branch ``sp.leaf`` on feature ``sp.feature`` into
     split record ``sp.record`` (:class:`Split`), from the category counts ``cnt`` / ``ccnt``
     (:func:`count_by_bitsets`): each child l_ij is a leaf for good (settled, errors <= lambda * n, or without
     split actions: R = H), a branch not expanded yet (INITIALISE, lines 56-76: R = max{H, P - lambda},
     :func:`purification_bound`) or a memo branch (its R), found by its key (``key`` holds the leaf's).
     Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
-    (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). Returns k."""
+    (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). A researcher's bound
+    ``ubound`` may settle an open child (:func:`bound_settles`). Returns k."""
     K, lam, den = params.K, params.lam, params.den
     leaf, i, r, wi = sp.leaf, sp.feature, sp.record, sp.word
     q_sum = -lam
@@ -1174,7 +1179,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         n_best = ccnt[j * K + best_k]
         h = leaf_value(den, n_best)
         bound = purification_bound(den, lam, cnt[j])
-        settled = h >= bound
+        settled = h >= bound or (sp.child_actions and bound_settles(ubound, params, ccnt, j, cnt[j] - n_best, sp))
         if settled or not sp.child_actions:  # complete at birth: a leaf for good
             CN[C_EVALS] += 1
             RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
@@ -1328,6 +1333,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         k = report_init(params, state, events, k)
     if ND[ROOT, D_FLAGS] & F_COMPLETE:
         return k, STATUS_DONE
+    ubound = work.bound
     path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
     done_it = 0
     while done_it < max_iterations:
@@ -1379,7 +1385,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
                         listed = True
                     count_by_rows(Xt, y, rows, cnt, ccnt, i, CAT[i], K, m)
                 k = split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k, it,
-                          Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions))
+                          Split(v, plen, i, CAT[i], WORD[i], RADIX[i], rec0 + a, child_actions), ubound)
             k = expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, v, rec0, n_act)
         k = backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, plen)
         CN[C_ITER] = it
@@ -1392,6 +1398,8 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
                 k = report_terminated(params, ND, CN, events, k, it)
         if finished:
             return k, STATUS_DONE
+        if bound_logged(ubound):  # the solver checks the bound's values before the search goes on
+            return k, STATUS_BUDGET
     return k, STATUS_BUDGET
 
 
@@ -1463,3 +1471,74 @@ def node_counts(Xt, y, feature, first, K):
             t = first[t] + Xt[feature[t], r]
             counts[t, k] += 1.0
     return counts
+
+
+# --------------------------------------------------------------------------------------------------
+# a researcher's bound (odtlab.bounds): ``BranchesClassifier(bound=f)``
+# --------------------------------------------------------------------------------------------------
+# Where it enters (the design is odtlab.solvers.branches' docstring): when SPLIT meets an open child l, f(class
+# counts of l, split depth left, lambda * n) bounds from below the least regularised cost e(T) + lambda * n * S(T)
+# of a subtree T at l, so D * n(l) - D * f bounds R*(l) from above, beside the Purification Bound (Eq. 8).
+# When it reaches H(l) (f >= e(l)) the leaf is optimal and l is settled at birth. With None (no bound) numba
+# compiles the functions below to nothing (``@overload``).
+
+#: The kernel's form of a researcher's bound: ``fn(counts, depth, penalty)`` (a compiled first-class function,
+#: or the plain Python function without numba), ``check`` = 1 logs every value that settled a branch,
+#: ``penalty`` = lambda * n (float), ``counts`` (int64[K]) scratch for a child's class counts; ``nlog`` =
+#: [logged values, branches settled by fn] and per logged value ``log`` (int64 rows: ``BL_*``, the branch is
+#: the memo branch ``parent`` and the test X_feature = category) and ``value`` (what fn returned). The solver
+#: checks and clears the log after every kernel call; the kernel stops after an iteration that logged a value.
+UserBound = namedtuple("UserBound", "fn check penalty counts nlog log value")
+BL_STATUS, BL_PARENT, BL_FEATURE, BL_CATEGORY = range(4)
+BOUND_SETTLED, BOUND_INVALID = 1, 2
+
+
+def make_user_bound(fn, check, penalty, K, q, cmax):
+    """An empty :data:`UserBound` for K classes: room for the values of one expansion (q splits of at most
+    ``cmax`` children)."""
+    cap = q * cmax
+    return UserBound(fn, int(bool(check)), float(penalty), np.zeros(K, np.int64), np.zeros(2, np.int64),
+                     np.zeros((cap, 4), np.int64), np.zeros(cap))
+
+
+def bound_settles(ubound, params, ccnt, j, errors, sp):
+    """True when fn proves the leaf optimal at child j of SPLIT ``sp``: fn(its class counts ``ccnt[j * K:]``,
+    the split depth left below it (-1: no max_depth), lambda * n) >= its errors e(l) = n(l) - n_{k*}(l), the
+    leaf's cost. A NaN or negative value is logged and not used; in check mode a value that settles is logged,
+    and not used when the log is full, so every value the search uses is checked."""
+    if ubound is None:
+        return False
+    K = params.K
+    counts = ubound.counts
+    for c in range(K):
+        counts[c] = ccnt[j * K + c]
+    depth = params.max_depth - sp.depth - 1 if params.max_depth >= 0 else -1
+    v = ubound.fn(counts, depth, ubound.penalty)
+    if not v >= 0.0:
+        status = BOUND_INVALID
+    elif v >= errors:
+        status = BOUND_SETTLED if ubound.check == 1 else 0
+    else:
+        return False
+    nlog = ubound.nlog
+    if status != 0:
+        e = nlog[0]
+        if e >= ubound.log.shape[0]:
+            return False
+        ubound.log[e, BL_STATUS] = status
+        ubound.log[e, BL_PARENT] = sp.leaf
+        ubound.log[e, BL_FEATURE] = sp.feature
+        ubound.log[e, BL_CATEGORY] = j
+        ubound.value[e] = v
+        nlog[0] = e + 1
+    if status == BOUND_INVALID:
+        return False
+    nlog[1] += 1
+    return True
+
+
+@overload(bound_settles)
+def _bound_settles(ubound, params, ccnt, j, errors, sp):
+    if isinstance(ubound, types.NoneType):
+        return lambda ubound, params, ccnt, j, errors, sp: False
+    return bound_settles

@@ -82,6 +82,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from odtlab.bounds import bound_logged
 from odtlab.core._jit import njit, overload, types
 from odtlab.core import events as ev
 from odtlab.core.arrays import copy_flat
@@ -2116,11 +2117,6 @@ def bound_right3(bound, D, f0, pts, j, lbR):
     return raise_by(bound, v, lbR, f0, pts[j], D.u[f0])
 
 
-def bound_logged(bound):
-    """True when the iteration logged a value of the bound for the solver (the kernel then stops)."""
-    return bound is not None and bound.nlog[0] > 0
-
-
 @overload(bound_slices2)
 def _bound_slices2(bound, V, P, T, x, Ucur, E):
     if isinstance(bound, types.NoneType):
@@ -2140,10 +2136,3 @@ def _bound_right3(bound, D, f0, pts, j, lbR):
     if isinstance(bound, types.NoneType):
         return lambda bound, D, f0, pts, j, lbR: lbR
     return bound_right3
-
-
-@overload(bound_logged)
-def _bound_logged(bound):
-    if isinstance(bound, types.NoneType):
-        return lambda bound: False
-    return lambda bound: bound.nlog[0] > 0

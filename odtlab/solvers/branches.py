@@ -16,6 +16,32 @@ Ties are broken with exact integers (lambda = p / D, values in units of 1 / (n *
 can differ a little from a float implementation, whose rounding noise breaks some exact ties (monk1-o: 76
 iterations exact, 65-67 with floats; the optima are the same).
 
+**A researcher's bound** (``BranchesClassifier(bound=f, check_bound=...)``, :mod:`odtlab.bounds`). Branches
+maximises H_lambda, and its own bound is an upper bound on R*(l), the best H_lambda a subtree at branch l reaches
+(the Purification Bound, Prop 4.2, Eq. 8). A user thinks in rows, so ``f(counts, depth, penalty)`` bounds the
+equivalent *cost* from below: given the class counts of l, the split depth left below it (``max_depth`` - S(l),
+-1 without a limit) and ``penalty`` = lambda * n (the misclassifications a split must save, a float),
+f <= min_T e(T) + penalty * S(T) over the subtrees T at l (errors plus penalty per split), for every data set
+with these counts. In the kernel's units (1 / (n * D)) R*(l) = D * n(l) - D * that minimum, so D * n(l) - D * f
+bounds R*(l) from above, and min(Eq. 8, it) is again an upper bound (the minimum of two upper bounds of the same
+value is one): the bounds' combination is sound because each is. MurTree's signature f(counts, depth, nodes)
+does not fit: it bounds misclassifications under a node budget, while H_lambda charges each split and has no
+node budget, so using it would mean minimising f(counts, d, S) + penalty * S over every S.
+Where it enters: at SPLIT (Algorithm 1, lines 77-96), when an expansion meets a child l that Eq. 8 leaves open
+(errors e(l) > penalty), before INITIALISE. The kernel stores no R for an open child that is not expanded yet
+(it is rebuilt from n(l) and n_{k*} alone, ``core.branches``' docstring), so f is used where its bound meets
+the leaf: f >= e(l) proves R*(l) = H(l), and l is settled at birth, a leaf for good that Selection never visits
+(MurTree's lines 25-26, a bound that meets the leaf's cost). A bound between H(l) and Eq. 8 is not used. Example
+(``tests/test_bounds.py``): on binary features S splits make S + 1 leaves, so the rows outside the S + 1
+largest classes plus S * penalty bound the cost; it settles a branch whose minority classes are each at most
+the penalty. With ``check_bound=True`` the kernel logs every value that settled a branch (its parent, feature
+and category) and stops after that iteration; the solver solves the branch's rows with Branches without f
+(lambda' = lambda * n / n(l), the same penalty, and the depth left, once per branch) and raises
+:class:`odtlab.bounds.UnsoundBoundError` naming the branch when f exceeds that optimum. A NaN or negative
+value is an error naming the branch. The bound travels in the kernel's ``Work`` (``core.branches.UserBound``,
+None without a bound, which numba compiles to nothing); it is compiled alone as a cfunc, so the kernel compiles
+once for every bound.
+
 Statistics (``Result.stats``, see :meth:`BranchesSolver.stats`): ``iterations``, ``evaluations`` (the
 root and every child evaluation of every expansion, re-evaluations included), ``memo_size``, ``expanded``,
 ``lazy_iterations``, ``root_G``, and ``seconds`` / ``peak_memory`` from the driver.
@@ -33,11 +59,11 @@ import numbers
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from odtlab import encoders, memory
+from odtlab import bounds, encoders, memory
 from odtlab.core import branches as kernels
 from odtlab.core._jit import LevelKernel, as_ratio
 from odtlab.estimators import ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, params_init
-from odtlab.search import Solver
+from odtlab.search import Search, Solver
 from odtlab.solvers import SolverSpec, register
 from odtlab.tree import CATEGORY, LEAF, Tree
 
@@ -109,7 +135,7 @@ def _check_arrays(X, y, n_categories, n_classes):
     return X, y.astype(np.int64), C.astype(np.int64), K
 
 
-class BranchesSolver(Solver):
+class BranchesSolver(bounds.PicklesUserBound, Solver):
     """State of one Branches search (see :mod:`odtlab.core.branches` for the arrays).
 
     ``X``: (n, q) integer codes 0..C_i-1; ``y``: class codes 0..K-1; ``lam``: the penalty per split, read as
@@ -123,10 +149,12 @@ class BranchesSolver(Solver):
     sense = "max"
     exact = True
     first_chunk = 256  # an iteration takes ~1 us on monk1-o, ~0.1 ms on the hard one-hot sets
+    BOUND_PARAMETER = "bound"  # the estimator's name for a user's bound and its arguments (odtlab.bounds)
+    BOUND_ARGS = bounds.BRANCHES_ARGS
 
     def __init__(self, X, y, lam=0.01, max_depth=None, n_categories=None, n_classes=None, child_rule="min_G",
                  tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024,
-                 check_input=True):
+                 check_input=True, bound=None, check_bound=False):
         depth = _check_depth(max_depth)
         p, den = _check_lambda(lam, max_depth)
         if child_rule not in CHILD_RULES:
@@ -176,6 +204,9 @@ class BranchesSolver(Solver):
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.data, self.params, self.state)
         self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
+        self.user_bound = None
+        if bound is not None:
+            self._use_bound(bound, check_bound)
         self._best = None  # (value in units, tree structure) of the best incumbent seen
         self._tree_cache = (None, None)
         self._note_incumbent()
@@ -186,10 +217,72 @@ class BranchesSolver(Solver):
 
     def advance(self, kernel, events, max_iterations):
         if self._work is None:
-            self._work = kernels.make_work(self.params, self.data.YB.shape[1])
+            self._work = kernels.make_work(self.params, self.data.YB.shape[1], self.user_bound)
         k, status = kernel(self.data, self.params, self.state, self._work, events, max_iterations)
+        if self.user_bound is not None and self.user_bound.nlog[0]:
+            self.check_user_bound()
         self._note_incumbent()
         return int(k), int(status)
+
+    # -- a researcher's bound (odtlab.bounds) ------------------------------------------------------
+    def _use_bound(self, bound, check):
+        """Pass ``bound(counts, depth, penalty)`` to the kernel (``core.branches.UserBound``, in its ``Work``):
+        compiled once as a cfunc, first called in Python on all rows for a clear error."""
+        self.bound_function = bounds.python_function(bound, self.BOUND_PARAMETER, self.BOUND_ARGS)
+        counts = np.bincount(self.y, minlength=self.K)
+        depth = -1 if self.max_depth is None else int(self.max_depth)
+        fn = bounds.compile_bound(self.bound_function, counts, depth, self.penalty, self.BOUND_PARAMETER,
+                                  self.BOUND_ARGS)
+        self.__dict__.update(self._with_user_bound(
+            kernels.make_user_bound(fn, check, self.penalty, self.K, self.q, self.params.cmax)))
+        self.checked_bounds = {}
+
+    @property
+    def penalty(self):
+        """lambda * n: the misclassifications a split must save, the third argument of a user's bound."""
+        return float(self.lam * self.n)
+
+    def _with_user_bound(self, user_bound):
+        """The kernel reads the bound from its scratch ``Work``, made again with it at the next call
+        (``kernels.make_work``)."""
+        return {"user_bound": user_bound, "_work": None}
+
+    def check_user_bound(self):
+        """The values of the user's bound the kernel logged (``core.branches.UserBound``): a NaN or negative
+        value raises ValueError; in check mode a value above the least regularised cost of its branch's
+        subtree (Branches without the bound on the branch's rows, :meth:`branch_optimum`) raises
+        :class:`odtlab.bounds.UnsoundBoundError` naming the branch. Each branch is solved once."""
+        ub = self.user_bound
+        entries = [(tuple(int(v) for v in ub.log[e]), float(ub.value[e])) for e in range(int(ub.nlog[0]))]
+        ub.nlog[0] = 0
+        for (status, parent, feature, category), value in entries:
+            tests = tuple(sorted(self.branch_tests(parent) + [(feature, category)]))
+            rows = np.all([self.X[:, i] == j for i, j in tests], axis=0)
+            counts = np.bincount(self.y[rows], minlength=self.K)
+            where = (f"the branch {self.branch_key(-1, parent, feature, category)} (depth {len(tests)}, "
+                     f"class counts {counts.tolist()}, penalty lambda * n = {self.penalty:g})")
+            if status == kernels.BOUND_INVALID:
+                bounds.check_value(value, f"on {where}", "bound")
+            if tests not in self.checked_bounds:
+                self.checked_bounds[tests] = self.branch_optimum(rows, len(tests))
+            optimum = self.checked_bounds[tests]
+            if Fraction(value) > optimum:
+                raise bounds.UnsoundBoundError(bounds.unsound(where, value, f"{optimum} (regularised)", "bound")
+                                               .replace("misclassifies", "costs"))
+
+    def branch_optimum(self, rows, depth):
+        """The least regularised cost min_T e(T) + lambda * n * S(T) (misclassifications, exact) of a subtree
+        at the branch of the given rows (a mask) and ``depth`` tests: Branches without a bound on those rows
+        with lambda' = lambda * n / n(l), the same penalty per split, and the split depth left."""
+        m = int(rows.sum())
+        lam = self.lam * self.n / m
+        max_depth = None if self.max_depth is None else self.max_depth - depth
+        if lam > 1:  # a split costs more than all the branch's rows: the leaf is optimal
+            return Fraction(m - int(np.bincount(self.y[rows]).max()))
+        sub = BranchesSolver(self.X[rows], self.y[rows], lam=lam, max_depth=max_depth, n_categories=self.n_categories,
+                             n_classes=self.K, check_input=False)
+        Search(sub, record="none").run()
+        return m * (1 - sub.bounds_exact()[1])
 
     def grow(self):
         """Enlarge what the kernel asked for (x16, x4, then x2 steps), in place (:func:`odtlab.memory.grow_rows`);
@@ -459,6 +552,8 @@ BRANCHES_CONSTRAINTS = {
     "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
     "child_rule": [StrOptions(set(CHILD_RULES))],
     "tie_break": [StrOptions(set(TIE_BREAKS))],
+    "bound": [callable, str, None],
+    "check_bound": ["boolean", Interval(numbers.Integral, 0, 1, closed="both")],
 }
 
 
@@ -488,6 +583,12 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
         Event level kept during ``fit``.
     keep_search : bool, default=False
         Keep ``search_`` (its state and the training data) when pickling.
+    bound : callable ``f(counts, depth, penalty) -> float``, "module:function" or None, default=None
+        A researcher's lower bound on the least regularised cost of a subtree at a branch (see the module
+        docstring and :mod:`odtlab.bounds`); a branch where it reaches the leaf's errors is settled at birth.
+    check_bound : bool, default=False
+        Verify every value that settled a branch against that branch's optimum (Branches without ``bound``)
+        and raise :class:`odtlab.bounds.UnsoundBoundError` naming the branch.
 {ATTRIBUTES_DOC}
     Examples
     --------
@@ -503,7 +604,7 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
     _input = "categorical"
     _parameter_constraints = BRANCHES_CONSTRAINTS
     __init__ = params_init(lam=0.01, max_depth=None, time_limit=None, child_rule="min_G", tie_break="paper",
-                           record="summary", keep_search=False)
+                           record="summary", keep_search=False, bound=None, check_bound=False)
 
     def _check_param_relations(self):
         _check_lambda(self.lam, self.max_depth)
@@ -548,7 +649,8 @@ class BranchesClassifier(TreeClassifierMixin, TreeEstimator):
                              f"odtlab.encoders.MAX_CATEGORIES = {encoders.MAX_CATEGORIES} per feature")
         return BranchesSolver(X, y, lam=self.lam, max_depth=self.max_depth, n_categories=C,
                               n_classes=len(self.classes_), child_rule=self.child_rule, tie_break=self.tie_break,
-                              category_names=category_names, check_input=False)
+                              category_names=category_names, check_input=False, bound=self.bound,
+                              check_bound=self.check_bound)
 
 
 def _label_codes(y):
@@ -571,5 +673,6 @@ def _label_codes(y):
 
 
 register(SolverSpec("branches", BranchesClassifier,
-                    {"lam": "lam", "depth": "max_depth", "time_limit": "time_limit"},
+                    {"lam": "lam", "depth": "max_depth", "time_limit": "time_limit", "bound": "bound",
+                     "check_bound": "check_bound"},
                     "Branches: optimal multi-way trees for accuracy - lambda * splits"))
