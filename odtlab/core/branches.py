@@ -51,7 +51,10 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   Selection and Backpropagation read at every level. The records of a branch are contiguous and kept in
   binary max-heap order in place, so the best split is always the branch's first record (ties broken by the documented rules below).
   Once a branch is complete only its best-G record is read again (INFER_INCUMBENT): :func:`release` keeps
-  that one and frees the others for the next expansion with as many split actions.
+  that one and frees the others for the next expansion with as many split actions. A branch with more than
+  ``keep + 2`` split actions keeps only its ``keep`` best records, its incumbent's and one record of
+  feature q holding a bound on the Q of the others (lazy split records, :func:`keep_best`, with the proof);
+  Selection expands it again when that bound is its top.
 * ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
   one size linked through the Q of their first row.
 * ``counters`` (int64, ``CN`` in the code): C_ITER, C_NODES ..., so the search resumes exactly between calls.
