@@ -1242,7 +1242,7 @@ def swap_records(RC, a, b):
         RC[b, f] = tmp
 
 
-@njit(inline="always")
+@njit
 def keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act):
     """Lazy split records: of the ``n_act`` records from ``rec0`` (a max-heap) the branch ``leaf`` keeps the
     ``keep`` best by Q (Eq. 5), the one of its incumbent's split (``D_BEST``, which INFER_INCUMBENT reads) and a
@@ -1261,7 +1261,8 @@ def keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act):
     the top after an expansion is a kept record. When Selection reaches a branch whose top is the dropped
     bound (:func:`select`), the kernel expands it again: it counts the rows again, rebuilds every record
     from the memo's current R's (a dropped record's children that were expanded since are memo branches) and
-    keeps the best again; B can only fall. A dropped record has no slot to re-point (:func:`link_parents`)."""
+    keeps the best again; B can only fall. A dropped record has no slot to re-point (:func:`link_parents`).
+    Not inlined: it runs only in the expansions that drop records, and its arrays are borrowed (:func:`borrowed`)."""
     tie = params.tie_break
     n_keep = params.keep
     for t in range(n_keep):  # pop the n_keep best to the end of the heap, the best last
