@@ -28,11 +28,11 @@ lambda = 0.01 with a ``--time-limit`` (300 s): ``kr-vs-kp`` (the authors' file, 
 ``mushroom-f`` (95 columns, Table 5's "mushroom") and ``lymph-f`` (41 columns, Table 5's "lymph"), one
 after the other, and prints for each the certified optimum or the gap reached, the incumbent's splits,
 iterations, branch evaluations, memo size and peak memory (``--memory-limit`` GB caps the search state;
-``--sets`` picks other sets).
+``--sets`` picks other sets; ``--keep-splits`` the split records kept per branch, ``none`` for all).
 
 Run: ``ODTLAB_DATA=/path/to/data .venv/bin/python benchmarks/bench_branches.py [--quick] [--repeat 5]
 [--gosdt-time-limit 300] [--no-gosdt] [--levels]`` or ``... --hard [--time-limit 300] [--memory-limit 8]
-[--sets kr-vs-kp,mushroom-f,lymph-f]``
+[--sets kr-vs-kp,mushroom-f,lymph-f] [--keep-splits 16|none]``
 """
 import argparse
 import statistics
@@ -44,7 +44,7 @@ import pandas as pd
 
 from odtlab import datasets
 from odtlab.search import Search
-from odtlab.solvers.branches import BranchesClassifier, BranchesSolver
+from odtlab.solvers.branches import KEEP_SPLITS, BranchesClassifier, BranchesSolver
 
 # name, lambda, optimum (paper, rounded as printed), authors' seconds (measured on this machine)
 SETS = [
@@ -125,7 +125,8 @@ def hard(args):
         data = datasets.load(f"branches/{name}")
         X, y = np.asarray(data.X), np.asarray(data.y)
         print(f"\n{name}: n={X.shape[0]}, q={X.shape[1]}, K={len(np.unique(y))}", flush=True)
-        search = Search(BranchesSolver(X, y, lam=args.lam, n_categories=data.n_categories), record="none")
+        search = Search(BranchesSolver(X, y, lam=args.lam, n_categories=data.n_categories,
+                                       keep_splits=args.keep_splits), record="none")
         wall0, cpu0 = time.perf_counter(), time.process_time()
         while True:
             left = args.time_limit - (time.perf_counter() - wall0)
@@ -166,6 +167,8 @@ def main():
     parser.add_argument("--report-every", type=float, default=30.0, help="--hard: seconds between bound lines")
     parser.add_argument("--lam", type=float, default=0.01, help="--hard: the penalty per split")
     parser.add_argument("--sets", default=None, help="--hard: comma-separated branches/ sets")
+    parser.add_argument("--keep-splits", type=lambda s: None if s == "none" else int(s), default=KEEP_SPLITS,
+                        help="--hard: split records kept per branch (lazy split records; 'none': all)")
     args = parser.parse_args()
     if args.hard:
         hard(args)

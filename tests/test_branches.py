@@ -41,8 +41,8 @@ def branch_rows(X, tests):
 
 
 @st.composite
-def problems(draw):
-    q = draw(st.integers(1, 4))
+def problems(draw, max_q=4):
+    q = draw(st.integers(1, max_q))
     n = draw(st.integers(1, 60))
     K = draw(st.integers(2, 3))
     C = draw(st.lists(st.integers(1, 3), min_size=q, max_size=q))
@@ -105,6 +105,63 @@ def test_interrupted_and_resumed_search_equals_the_uninterrupted_one(problem, ch
     assert resumed.stats["iterations"] == whole.stats["iterations"]
     assert resumed.tree.to_dict() == whole.tree.to_dict()
     assert resumed.objective == whole.objective
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems(max_q=6), st.integers(1, 2), st.sampled_from(["min_G", "min_H", "first"]),
+       st.sampled_from(["paper", "prefer_proven"]))
+def test_lazy_split_records_find_the_brute_force_optimum(problem, keep, rule, tie):
+    """keep_splits = 1 or 2 with up to 6 features: branches drop split records and are expanded again."""
+    X, y, C, K, lam, max_depth = problem
+    best = branches_optimum(X, y, lam, max_depth=max_depth, n_categories=C)
+    solver, search, result = run(X, y, lam, record="summary", n_categories=C, n_classes=K, max_depth=max_depth,
+                                 child_rule=rule, tie_break=tie, keep_splits=keep)
+    assert result.status == "optimal"
+    assert solver.bounds_exact() == (best.value, best.value)
+    assert result.tree.branches_objective(X, y, lam, exact=True) == best.value
+    history = search.history()
+    assert history["upper"].is_monotonic_decreasing and history["lower"].is_monotonic_increasing
+
+
+def lazy_problem():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(80, 8))
+    y = (X[:, 0] & X[:, 4]) ^ X[:, 7] ^ (rng.random(80) < 0.15)
+    return X, y
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_lazy_split_records_keep_few_records_and_give_the_full_search_s_optimum(keep):
+    X, y = lazy_problem()
+    full, _, whole = run(X, y, "0.005", keep_splits=None)
+    solver, search, result = run(X, y, "0.005", record="full", keep_splits=keep)
+    assert result.stats["re_expansions"] > 0 and "re_expansions" not in whole.stats
+    assert result.status == "optimal" and result.objective == whole.objective
+    assert result.tree.branches_objective(X, y, "0.005", exact=True) == solver.bounds_exact()[0]
+    ND, CN = solver.state.ND, solver.state.counters
+    nodes = int(CN[kernels.C_NODES])
+    assert nodes == result.stats["expanded"]
+    # an expanded branch holds at most keep + 2 records: the best, its incumbent's and the dropped bound
+    assert ND[:nodes, kernels.D_NACT].max() <= keep + 2
+    assert full.state.ND[:nodes, kernels.D_NACT].max() > keep + 2
+    # every re-expansion is an Expansion event of a branch expanded before
+    trace = search.trace()
+    expansions = trace[trace.event == "Expansion"]
+    assert len(expansions) == result.stats["expanded"] + result.stats["re_expansions"]
+    assert expansions.node.duplicated().sum() == result.stats["re_expansions"]
+
+
+def test_lazy_split_records_resume_exactly_and_grow_from_a_tiny_capacity():
+    X, y = lazy_problem()
+    _, _, whole = run(X, y, "0.005", keep_splits=2)
+    solver = BranchesSolver(X, y, lam="0.005", keep_splits=2, capacity=2)
+    search = Search(solver, record="summary")
+    while not solver.finished:
+        search.run(max_iterations=37)
+    result = search.result()
+    for stat in ("iterations", "evaluations", "expanded", "re_expansions", "lazy_iterations"):
+        assert result.stats[stat] == whole.stats[stat]
+    assert result.tree.to_dict() == whole.tree.to_dict()
 
 
 def test_xor_trace_and_the_tie_break_lesson():
@@ -518,6 +575,9 @@ def test_solver_checks_its_arrays():
         BranchesSolver(XOR_X, XOR_Y, n_categories=[1, 2])
     with pytest.raises(ValueError, match="at least one"):
         BranchesSolver(np.zeros((0, 2), dtype=int), np.zeros(0, dtype=int))
+    for keep in (0, 2.5, "4"):
+        with pytest.raises(ValueError, match="keep_splits must be an integer >= 1 or None"):
+            BranchesSolver(XOR_X, XOR_Y, keep_splits=keep)
 
 
 @pytest.mark.parametrize("params, match", [

@@ -51,7 +51,10 @@ State (numpy arrays; the driver grows them when the kernel returns ``STATUS_GROW
   Selection and Backpropagation read at every level. The records of a branch are contiguous and kept in
   binary max-heap order in place, so the best split is always the branch's first record (ties broken by the documented rules below).
   Once a branch is complete only its best-G record is read again (INFER_INCUMBENT): :func:`release` keeps
-  that one and frees the others for the next expansion with as many split actions.
+  that one and frees the others for the next expansion with as many split actions. A branch with more than
+  ``keep + 2`` split actions keeps only its ``keep`` best records, its incumbent's and one record of
+  feature q holding a bound on the Q of the others (lazy split records, :func:`keep_best`, with the proof);
+  Selection expands it again when that bound is its top.
 * ``FREE`` (int64, q + 1): ``FREE[s]`` the first row of a free block of s records (-1: none), the blocks of
   one size linked through the Q of their first row.
 * ``counters`` (int64, ``CN`` in the code): C_ITER, C_NODES ..., so the search resumes exactly between calls.
@@ -68,13 +71,14 @@ from odtlab.core.events import LEVEL_FULL, LEVEL_SUMMARY, STATUS_BUDGET, STATUS_
 
 # ---- the search's three groups: Params (read-only scalars), Data (read-only arrays), State (what it writes) ----
 Params = namedtuple("Params", "n q K lam den max_depth child_rule tie_break key_words cmax events_per_iteration "
-                   "scale")
+                   "scale keep")
 Params.__doc__ = """The search's options and sizes (int64 scalars): n rows, q features, K classes; ``lam`` the split
 penalty in units of 1 / (n * D), i.e. p * n for lambda = p / D, and ``den`` = D; ``max_depth`` (-1: none);
 ``child_rule`` (RULE_*) and ``tie_break`` (TIE_*); ``key_words`` W of a branch key, ``cmax`` the largest C_i,
 the records one iteration writes at most (:func:`events_per_iteration`); ``scale`` = 1 / (n * D), the value
 of one unit (float), computed once: a division in the loop would add a ZeroDivisionError path, whose
-reference-count decrements numba's pruning cannot remove."""
+reference-count decrements numba's pruning cannot remove; ``keep`` the split records an expansion keeps
+with more than ``keep + 2`` split actions (lazy split records, :func:`keep_best`; q or more: all)."""
 Data = namedtuple("Data", "Xt y BITS YB CAT RADIX WORD")
 Data.__doc__ = """The problem, read-only (:func:`prepare`): codes feature-major ``Xt`` (q x n, int32), class codes
 ``y``, the row bitsets ``BITS[i, j]`` of X_i = j and ``YB[k]`` of class k, ``CAT`` = C_i per feature, and
@@ -91,8 +95,8 @@ ROOT = 0  # the memo node of the root Omega
 
 # ---- counters (State.counters) ---------------------------------------------------------------------------
 (C_ITER, C_EVALS, C_NODES, C_RECS, C_EXPANDED, C_LAZY, C_INIT, C_GROW, C_NEED_NODES,
- C_NEED_RECS) = range(10)
-N_COUNTERS = 10
+ C_NEED_RECS, C_REEXPANDED) = range(11)
+N_COUNTERS = 11
 GROW_NODES, GROW_RECS = 1, 2
 
 # ---- node tables ------------------------------------------------------------------------------------------
@@ -720,9 +724,16 @@ def release(ND, RC, FREE, v):
                 RC[base, f] = RC[r, f]
         keep = 1
     if size > keep:
-        RC[base + keep, R_Q] = FREE[size - keep]
-        FREE[size - keep] = base + keep
+        free_block(RC, FREE, base + keep, size - keep)
     ND[v, D_NACT] = keep
+
+
+@njit(inline="always")
+def free_block(RC, FREE, base, size):
+    """Put the ``size`` records from row ``base`` on the free list ``FREE[size]`` (linked through their first
+    row's Q), for the next block of as many records (:func:`take_records`)."""
+    RC[base, R_Q] = FREE[size]
+    FREE[size] = base
 
 
 @njit(inline="always")
@@ -738,8 +749,8 @@ def link_parents(RADIX, WORD, ND, KEYS, TABLE, OCC, RC, v, n_test, test_f, test_
         p, slot = lookup(TABLE, OCC, KEYS, key)
         if p < 0 or ND[p, D_REC] < 0:
             continue
-        r = find_record(ND, RC, p, f)
-        if RC[r, R_KIDS + test_c[t]] & S_INLINE:
+        r = find_record(ND, RC, p, f)  # -1: a record p dropped (:func:`keep_best`), rebuilt from the memo
+        if r >= 0 and RC[r, R_KIDS + test_c[t]] & S_INLINE:
             RC[r, R_KIDS + test_c[t]] = v * 4 + S_OPEN
 
 
@@ -814,13 +825,16 @@ def split_actions(params, WORD, used, act, test_f, plen):
 
 
 @njit(inline="always")
-def needs_room(CN, ND, TABLE, RC, FREE, n_act):
+def needs_room(params, CN, ND, TABLE, RC, FREE, n_act):
     """Before an expansion changes anything: does it need larger arrays (a memo node, ``n_act`` split records
-    past the free blocks)? If so, the sizes go to ``CN[C_GROW / C_NEED_*]`` for the driver."""
+    past the free blocks, and the block of at most ``keep + 2`` that :func:`keep_best` takes)? If so, the sizes
+    go to ``CN[C_GROW / C_NEED_*]`` for the driver."""
     grow = 0
     if CN[C_NODES] + 1 > ND.shape[0] or 2 * (CN[C_NODES] + 1) > TABLE.shape[0]:
         grow |= GROW_NODES
     fresh = n_act if FREE[n_act] < 0 else 0  # rows taken past CN[C_RECS]
+    if lazy_records(params, n_act):
+        fresh += params.keep + 2
     if CN[C_RECS] + fresh > RC.shape[0]:
         grow |= GROW_RECS
     if grow:
@@ -1121,7 +1135,8 @@ def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, remo
 def select(params, ND, RC, CAT, path, test_f, test_c):
     """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
     (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
-    Appendix D.2), until a branch that is not expanded or is complete. A child not in the memo yet ends
+    Appendix D.2), until a branch that is not expanded, is complete or has the dropped bound of
+    :func:`keep_best` on top (expanded again). A child not in the memo yet ends
     the descent (``inline``: the record holding its slot, else -1). Reads only (its events are written after
     it, :func:`report_select_steps`). Returns ``(v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of
     the path, ``v`` the last, ``test_f / test_c[:plen]`` its tests."""
@@ -1132,6 +1147,8 @@ def select(params, ND, RC, CAT, path, test_f, test_c):
     while (ND[v, D_FLAGS] & (F_EXPANDED | F_COMPLETE)) == F_EXPANDED:
         r = ND[v, D_REC]
         i = rec_feature(RC, r)
+        if i == params.q:  # the dropped bound is the top: expand v again (:func:`keep_best`)
+            break
         j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
         s = RC[r, R_KIDS + j]
         test_f[plen] = i  # the branch's tests are the steps of the path
@@ -1217,18 +1234,97 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
 
 
 @njit(inline="always")
+def lazy_records(params, n_act):
+    """Does an expansion with ``n_act`` split actions keep only its best records (:func:`keep_best`)?"""
+    return n_act > params.keep + 2
+
+
+@njit(inline="always")
+def swap_records(RC, a, b):
+    for f in range(RC.shape[1]):
+        tmp = RC[a, f]
+        RC[a, f] = RC[b, f]
+        RC[b, f] = tmp
+
+
+@njit
+def keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act):
+    """Lazy split records: of the ``n_act`` records from ``rec0`` (a max-heap) the branch ``leaf`` keeps the
+    ``keep`` best by Q (Eq. 5), the one of its incumbent's split (``D_BEST``, which INFER_INCUMBENT reads) and a
+    *dropped bound*: a record of feature q (no feature) whose Q is the largest Q of the others and whose
+    one open child is never followed. They move to a block of their own (:func:`take_records`); the
+    ``n_act`` rows are freed. Returns (first row, number of records).
+
+    Soundness. A record's Q(l, i) = -lambda + sum_j R(l_ij) only falls, as every R(l_ij) only falls
+    (upper bounds are only lowered, Prop 4.2 and Eq. 6), so the dropped bound B >= Q(l, i) for every dropped
+    i at any later time, and R(l) = max{H(l), kept Q's, B} >= max{H(l), max_i Q(l, i)} = the paper's R(l) >=
+    R*(l): every bound the search reports stays an upper bound, exactly as a record not updated since its
+    expansion is (Backpropagation updates only the split Selection followed). l completes only when the
+    leaf beats every record (H >= B included) or a kept record with no open child is the top (its Q is then
+    exact and >= B >= every dropped Q): the completion tests of Eq. 6 on the full set. The dropped bound
+    loses every tie on Q (its done sum is the one :func:`_better` ranks last, its feature q the largest), so
+    the top after an expansion is a kept record. When Selection reaches a branch whose top is the dropped
+    bound (:func:`select`), the kernel expands it again: it counts the rows again, rebuilds every record
+    from the memo's current R's (a dropped record's children that were expanded since are memo branches) and
+    keeps the best again; B can only fall. A dropped record has no slot to re-point (:func:`link_parents`).
+    Not inlined: it runs only in the expansions that drop records, and its arrays are borrowed (:func:`borrowed`)."""
+    tie = params.tie_break
+    n_keep = params.keep
+    for t in range(n_keep):  # pop the n_keep best to the end of the heap, the best last
+        last = rec0 + n_act - 1 - t
+        swap_records(RC, rec0, last)
+        sift_down(RC, rec0, n_act - 1 - t, np.int64(0), tie)
+    rest = n_act - n_keep
+    g = -1  # the incumbent's split, when it is not among the best
+    for r in range(rec0, rec0 + rest):
+        if rec_feature(RC, r) == ND[leaf, D_BEST]:
+            g = r
+    dropped = -(1 << 62)
+    for r in range(rec0, rec0 + rest):
+        if r != g and RC[r, R_Q] > dropped:
+            dropped = RC[r, R_Q]
+    size = n_keep + (2 if g >= 0 else 1)
+    block = take_records(CN, RC, FREE, size)
+    for t in range(n_keep):
+        for f in range(RC.shape[1]):
+            RC[block + t, f] = RC[rec0 + n_act - 1 - t, f]
+    if g >= 0:
+        for f in range(RC.shape[1]):
+            RC[block + n_keep, f] = RC[g, f]
+    s = block + size - 1
+    for f in range(RC.shape[1]):
+        RC[s, f] = 0
+    RC[s, R_Q] = dropped
+    RC[s, R_DONE] = NARROW_UNITS if tie == TIE_PAPER else -NARROW_UNITS
+    RC[s, R_META] = rec_meta(RC, params.q, 1)
+    free_block(RC, FREE, rec0, n_act)
+    for pos in range(size // 2 - 1, -1, -1):
+        sift_down(RC, block, size, pos, tie)
+    return block, size
+
+
+@njit(inline="always")
 def expand(level, params, ND, NC, RC, FREE, CN, path, events, k, it, leaf, rec0, n_act):
     """The end of EXPAND (Algorithm 1, lines 24-34) of the selected branch ``leaf``, after one SPLIT per split
-    action into the ``n_act`` records from ``rec0``: they become a max-heap on Q (the paper's queue); then
-    R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is complete when the leaf wins or the top split
-    has no open child (:func:`refresh`). ``path`` names l's parent in events. Returns k."""
+    action into the ``n_act`` records from ``rec0``: they become a max-heap on Q (the paper's queue), of
+    which :func:`keep_best` keeps the best when there are more than ``keep + 2`` (a re-expansion frees the
+    branch's previous records first); then R(l) = max{H(l), Q of the top} (line 28, Eq. 6) and l is
+    complete when the leaf wins or the top split has no open child (:func:`refresh`). ``path`` names l's
+    parent in events. Returns k."""
     r_before = ND[leaf, D_R]
     for pos in range(n_act // 2 - 1, -1, -1):
         sift_down(RC, rec0, n_act, pos, params.tie_break)
+    size = n_act
+    if ND[leaf, D_FLAGS] & F_EXPANDED:  # a re-expansion (:func:`keep_best`): its old records go
+        free_block(RC, FREE, ND[leaf, D_REC], ND[leaf, D_NACT])
+        CN[C_REEXPANDED] += 1
+    else:
+        CN[C_EXPANDED] += 1
+    if lazy_records(params, n_act):
+        rec0, size = keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act)
     ND[leaf, D_REC] = rec0
-    ND[leaf, D_NACT] = n_act
+    ND[leaf, D_NACT] = size
     ND[leaf, D_FLAGS] |= F_EXPANDED
-    CN[C_EXPANDED] += 1
     reason = refresh(ND, NC, RC, leaf)
     if level >= LEVEL_FULL:
         k = report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before, reason)
@@ -1350,7 +1446,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         n_act = 0
         if not lazy:
             n_act = split_actions(params, WORD, used, act, test_f, plen)
-            if needs_room(CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
+            if needs_room(params, CN, ND, TABLE, RC, FREE, n_act):  # nothing changed yet
                 return k_start, STATUS_GROW
             extract_rows(YB, BITS, RB, RBY, pk, test_f, test_c, plen)
             if inline >= 0:

@@ -70,6 +70,7 @@ from odtlab.tree import CATEGORY, LEAF, Tree
 ALGORITHM = "branches"
 CHILD_RULES = {"min_G": kernels.RULE_MIN_G, "min_H": kernels.RULE_MIN_H, "first": kernels.RULE_FIRST}
 TIE_BREAKS = {"paper": kernels.TIE_PAPER, "prefer_proven": kernels.TIE_PROVEN}
+KEEP_SPLITS = 16  # split records kept per branch (lazy split records); a quarter of kr-vs-kp's 73 features
 REASONS = {kernels.REASON_NONE: None, kernels.REASON_NO_ACTIONS: "no_features",
            kernels.REASON_SETTLED: "settled_at_birth", kernels.REASON_LEAF: "leaf_dominates",
            kernels.REASON_SPLIT: "best_split_complete"}
@@ -142,7 +143,10 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
     the decimal written (0.005 is exactly 1/200); ``n_categories``: C_i per feature (default max code + 1);
     ``child_rule``: which open child Selection follows ("min_G", V-late D.2 and the authors' code; "min_H",
     V-early; "first"); ``tie_break``: order of equal-Q splits ("paper": heapq order, less proven first;
-    "prefer_proven"). ``capacity``: initial number of memo branches (the arrays grow as needed).
+    "prefer_proven"). ``keep_splits``: the split records a branch with more than ``keep_splits + 2`` split
+    actions keeps, the best by Q, with its incumbent's and one bound for the others (lazy split records,
+    :func:`odtlab.core.branches.keep_best`; None: all, the paper's layout); the optimum is the same, the
+    search state smaller. ``capacity``: initial number of memo branches (the arrays grow as needed).
     """
 
     name = "branches"
@@ -153,14 +157,16 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
     BOUND_ARGS = bounds.BRANCHES_ARGS
 
     def __init__(self, X, y, lam=0.01, max_depth=None, n_categories=None, n_classes=None, child_rule="min_G",
-                 tie_break="paper", feature_names=None, classes=None, category_names=None, capacity=1024,
-                 check_input=True, bound=None, check_bound=False):
+                 tie_break="paper", feature_names=None, classes=None, category_names=None, keep_splits=KEEP_SPLITS,
+                 capacity=1024, check_input=True, bound=None, check_bound=False):
         depth = _check_depth(max_depth)
         p, den = _check_lambda(lam, max_depth)
         if child_rule not in CHILD_RULES:
             raise ValueError(f"child_rule must be one of {sorted(CHILD_RULES)}, got {child_rule!r}")
         if tie_break not in TIE_BREAKS:
             raise ValueError(f"tie_break must be one of {sorted(TIE_BREAKS)}, got {tie_break!r}")
+        if keep_splits is not None and (not isinstance(keep_splits, numbers.Integral) or keep_splits < 1):
+            raise ValueError(f"keep_splits must be an integer >= 1 or None, got {keep_splits!r}")
         if check_input:
             X, y, C, K = _check_arrays(X, y, n_categories, n_classes)
         else:  # the estimator validated them: int64 codes, class codes, C and K given
@@ -188,7 +194,8 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
         cmax = BITS.shape[1]
         self.data = kernels.Data(Xt, y32, BITS, YB, C.copy(), RADIX, WORD)
         self.params = kernels.Params(n, q, K, p * n, den, depth, CHILD_RULES[child_rule], TIE_BREAKS[tie_break],
-                                     int(W), int(cmax), int(epi), 1.0 / (n * den))
+                                     int(W), int(cmax), int(epi), 1.0 / (n * den),
+                                     q if keep_splits is None else min(int(keep_splits), q))
         cap = max(int(capacity), 2)
         dtype = kernels.state_dtype(n, den, q, cmax)  # int32 where every field fits: half the bytes
         table = np.empty((_pow2(2 * cap), 2), dtype=np.int64)  # a slot is read once its tag is set
@@ -199,8 +206,9 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
             KEYS=memory.zeros((cap, W), np.int64),
             TABLE=table,
             OCC=np.zeros(table.shape[0], dtype=np.uint8),
-            # an expanded branch holds one record per unused feature: about q / 2 on average
-            RC=memory.zeros((max(cap * max(q // 2, 1), q), kernels.R_KIDS + cmax), dtype),
+            # an expanded branch holds one record per unused feature: about q / 2 on average, or keep + 2
+            RC=memory.zeros((max(cap * max(min(q // 2, self.params.keep + 2), 1), q), kernels.R_KIDS + cmax),
+                            dtype),
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
         kernels.init_root(self.data, self.params, self.state)
         self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
@@ -393,15 +401,21 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
         * ``memo_size``: stored branches: the root and every expanded branch (the root is expanded by the
           first iteration, so ``memo_size == expanded`` once any iteration ran).
         * ``expanded``: expansions done (one per non-lazy iteration).
+        * ``re_expansions``: expansions of a branch again, when Selection reached it with the bound of its
+          dropped split records on top (``keep_splits``); not in ``expanded``. Only when ``keep_splits + 2``
+          is below the number of features q (else no branch drops any).
         * ``lazy_iterations``: iterations whose Selection ended on a branch completed through another parent
           (no expansion, only Backpropagation).
         * ``root_G``: the paper's G(Omega). The certified lower bound is the incumbent tree's exact value,
           which can exceed it when a memo branch shared by two parents improved through the other one.
         """
         CN = self.state.counters
-        return {"evaluations": int(CN[kernels.C_EVALS]), "memo_size": int(CN[kernels.C_NODES]),
-                "expanded": int(CN[kernels.C_EXPANDED]), "lazy_iterations": int(CN[kernels.C_LAZY]),
-                "root_G": float(Fraction(int(self.state.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
+        stats = {"evaluations": int(CN[kernels.C_EVALS]), "memo_size": int(CN[kernels.C_NODES]),
+                 "expanded": int(CN[kernels.C_EXPANDED]), "lazy_iterations": int(CN[kernels.C_LAZY]),
+                 "root_G": float(Fraction(int(self.state.ND[0, kernels.D_G]), self.n * self.lam.denominator))}
+        if self.params.keep + 2 < self.q:  # some branch may drop split records
+            stats["re_expansions"] = int(CN[kernels.C_REEXPANDED])
+        return stats
 
     def nbytes(self):
         data = self.data
