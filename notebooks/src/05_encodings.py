@@ -299,20 +299,25 @@ assert mush_b.X.shape[1] == 117 and datasets.load("branches/mushroom-f").X.shape
 # ## 6. Many binary features: lazy split records
 #
 # An expanded branch keeps one split record per unused feature, holding $Q(l, i) = -\lambda + \sum_j R(l \wedge
-# X_i = j)$ (Eq. 5). With 73 binary columns (kr-vs-kp) an open branch holds about 70 of them, most of the
-# search's memory, and after a minute of search at most 6.2 % of them had been followed by Selection. So odtlab keeps,
-# for a branch with more than `keep_splits + 2` split actions, only the `keep_splits` best records by $Q$,
-# the record of its incumbent split, and one number $B$: the largest $Q$ of the records it dropped.
+# X_i = j)$ (Eq. 5). On branches/kr-vs-kp (73 binary columns) at $\lambda = 0.01$, one measured minute of search
+# (the README's speed table) left about 68 records in each expanded branch that was still open, 2.8 of the
+# search's 3.0 GiB, and at most 6.2 % of those records had ever been followed by Selection. So odtlab keeps, for
+# a branch with more than `keep_splits + 2` split actions, only the `keep_splits` best records by $Q$, the record
+# of its incumbent split, and one bound record $B$: the largest $Q$ of the records it dropped. By default
+# `keep_splits=16` (monk1-f's 11 columns never drop a record); `keep_splits=None` keeps every record, as the
+# paper's queue does (Appendix D.1).
 #
 # Why the bounds stay sound: every $R$ only falls during the search, so every $Q(l, i)$ only falls, and $B$
 # stays at least the current $Q$ of every dropped split. Hence $R(l) = \max\{H(l), \text{kept } Q\text{'s},
-# B\} \ge$ the paper's $R(l) \ge R^*(l)$. A branch completes only when its leaf beats every kept $Q$ and
-# $B$, or when its top kept split has no open child (its $Q$ is then exact and at least $B$). When Selection
-# meets a branch whose largest value is $B$, it expands the branch again: it recounts its rows, rebuilds
-# every record from the current values, and keeps the best again.
+# B\} \ge \max\{H(l), \max_i Q(l, i)\}$ over every unused $i$ (Eq. 6), which is at least $R^*(l)$ (Prop. 4.2).
+# A branch completes only when its leaf's value $H(l)$ is at least every kept $Q$ and $B$, or when its top kept
+# split has no open child (its $Q$ is then exact and at least $B$). $B$ loses every tie. When Selection meets a
+# branch whose top record is $B$ (above $H(l)$ and every kept $Q$), it expands the branch again: it recounts its
+# rows, rebuilds every record from the current values, and keeps the best again.
 #
-# Below, monk1-f with two kept records per branch finds the same optimum with fewer split-record rows,
-# and it pays for that with more iterations and some expansions again.
+# Below, monk1-f with `keep_splits=2` (a branch with more than 4 split actions keeps its 2 best records, its
+# incumbent's and $B$) finds the same optimum with fewer split-record rows (the most rows the records held at
+# once; freed blocks are reused), and pays with more iterations, many of which expand a branch again.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -400,7 +405,7 @@ check("05.3", answer)
 #   empty (1 of 4, 17 of 56, 329 of 680 above), so $U$ bounds the number of empty branches from above.
 # * Which category is dropped matters: monk1-f is much harder than monk1-l.
 # * Lazy split records (`keep_splits`) keep a few records per branch and one bound on the others: the same
-#   optimum with less memory on many binary features.
+#   optimum with fewer split-record rows (shown on monk1-f).
 
 # %% [markdown]
 # ## References

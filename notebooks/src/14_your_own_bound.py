@@ -345,12 +345,20 @@ except UnsoundBoundError as error:
 # %% [markdown]
 # ## 7. Branches
 #
-# Branches (chapters 02–05) maximises $H_\lambda$ and has no node budget, so its bound takes the penalty of a
-# split instead: `BranchesClassifier(bound=f)` with `f(counts, depth, penalty)` a lower bound on a branch's least
-# cost, errors plus `penalty` $= \lambda n$ per split (`odtlab.solvers.branches` has where it enters and why it is
-# sound). On binary features $S$ splits make $S + 1$ leaves, so `classes_left` gives, for each $S$, the weight of
-# the classes outside the $S + 1$ heaviest plus $S$ penalties; the smallest over $S$ is a bound. Where it reaches
-# the leaf's errors the leaf is optimal, and Branches settles the branch when it first meets it.
+# Branches (chapters 02–05) maximises $H_\lambda$ and has no node budget, so its bound takes the price of a split
+# instead: `BranchesClassifier(bound=f)` with `f(counts, depth, penalty)`, where `counts` are a branch's class
+# counts, `depth` the splits still allowed below it (`max_depth` less the branch's depth; −1 without a
+# `max_depth`) and `penalty` $= \lambda N$ the price of one split in errors ($N$ the number of training rows:
+# 101 on zoo, so 5.05 at $\lambda = 0.05$). `f` must be a lower bound on the branch's least cost, errors plus
+# `penalty` per split. Branches uses it in one place only: when an expansion creates a child that Eq. 8 leaves
+# open and that still has split actions, and `f` reaches the leaf's errors, the leaf is optimal and the child is
+# settled as a leaf at birth. A smaller value is ignored: unlike MurTree's, `f` never tightens $R(l)$
+# (`odtlab.solvers.branches` says why this use is sound).
+#
+# On binary features $S$ splits make at most $S + 1$ leaves, so for each $S$ the rows of the classes outside
+# the $S + 1$ largest, plus $S$ penalties, bound the cost of a tree with $S$ splits, and the smallest over $S$
+# bounds every tree. This holds only on binary data such as zoo-f: on ordinal data one split on a feature with
+# $C_i$ categories makes $C_i$ leaves.
 
 # %%
 from odtlab import BranchesClassifier
