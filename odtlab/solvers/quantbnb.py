@@ -421,13 +421,13 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
                "exhaustive_searches": int(self.ist[kernels.I_EXHAUSTIVE]),
                "slices_pruned": int(self.ist[kernels.I_SLICES_PRUNED]),
                "incumbents": int(self.ist[kernels.I_NINC]),
-               "lower_bound_kind": self.lower_bound, "s": self.s, "s_root": self.s_root,
-               "dropped_features": list(self.dropped)}
+               "lower_bound_kind": self.lower_bound, "s": self.s, "dropped_features": list(self.dropped)}
         if self.user_bound is not None:
             out.update(user_bound_raises=int(self.user_bound.nlog[1]), user_bound_checks=len(self.checked_bounds))
         if self.depth == 2:
             out["features_eliminated"] = int(self.ist[kernels.I_ELIMINATED])
         else:
+            out["s_root"] = self.s_root
             out["inner_solves"] = int(self.ist[kernels.I_INNER])
             out["inner_iterations"] = int(self.ist[kernels.I_INNER_STEPS])
         return out
