@@ -40,6 +40,8 @@ def problems(draw, task):
     options = dict(depth=draw(st.sampled_from([2, 3])), s=draw(st.integers(2, 4)),
                    lower_bound=draw(st.sampled_from(["W0", "W1", "W2"])), keep_ties=draw(st.booleans()),
                    similarity=draw(st.booleans()))
+    if options["depth"] == 3:  # the root tuples' own s (QuantBnBSolver's s_root; s is the inner solves')
+        options["s_root"] = draw(st.sampled_from([None, 2, 3, 5]))
     return X, y, options
 
 
@@ -284,7 +286,7 @@ def test_events_name_every_step(depth):
     n = 60 if JIT else 20
     X = np.round(rng.normal(size=(n, 3)), 1)
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3) ^ (rng.random(n) < 0.25)).astype(int)
-    sol = solver(X, y, depth=depth, s=3)
+    sol = solver(X, y, depth=depth, s=3, s_root=3)  # depth 3: three slices per root tuple, so one is exhaustive
     search = Search(sol, record="full")
     result = search.run()
     events = events_of(search)

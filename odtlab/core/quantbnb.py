@@ -61,7 +61,11 @@ D2(right at t_j) >= U => the slice is pruned (chain (55), by the monotonicity of
 prunes against min(c, its best) and returns a certified lower bound, exact whenever it is below c.
 It starts from the tree of the neighbouring point (warm start) and stops early once its best tree
 reaches the lower bound known before the solve. The paper's other choices for W and V (nested alive
-sets Phi per root tuple, Appendix C) are not implemented.
+sets Phi per root tuple, Appendix C) are not implemented. The two levels have their own s (``Params.s`` for the
+root tuples, ``S_ROOT3`` = 2 by default; ``Params.s_inner``, the user's s, for the inner solves, as the authors'
+code has s and s2): any s >= 2 is sound at either level, since the points t_0 = a < ... < t_s = b cover [a, b]
+with slices whose bounds hold for any points (chain (55), Lemma B.3), and Algorithm 1 is exact for any s
+(Theorem 4.2); s only decides which points are evaluated.
 
 The stump losses L1 (eq. 6) of many nested sets come from one scan of a feature's sorted order (the
 presorted order is never re-sorted). A row belongs, for every point t_j, to exactly
@@ -76,7 +80,7 @@ S_r^2 / n_r) over the outputs, with y centred (for floating-point accuracy).
 
 Compile time: numba compiles a helper once per distinct argument types, and a constant argument has its own
 literal type, so the cold calls pass constants as ``np.int64(0)`` / ``np.bool_(True)`` (one compilation each).
-Step 1's stump scans keep the literal group count 1 on purpose: that copy of ``_stump_pass`` is the faster one.
+Step 1's stump scans keep the literal group count 1 on purpose: that copy of ``stump_passes`` is the faster one.
 """
 from collections import namedtuple
 
@@ -159,6 +163,10 @@ PHASE_NEW, PHASE_LEFT, PHASE_RIGHT = 0, 1, 2
 #: each on sklearn/digits). A call stops between two inner solves (``I_PHASE``, ``I_POINT`` and ``Sides`` say
 #: where), so a resumed search is the same search.
 WORK_PER_CALL = 1 << 22
+#: Depth 3: slices per refinement of a root tuple (``Params.s``; the inner depth-2 solves use ``Params.s_inner``, the
+#: user's s). Bisection: a point of a root tuple costs two inner solves, and one point per tuple made fewer of them
+#: than the paper's s = 3 (quantbnb/raisin: 382 inner solves instead of 480, 19 % fewer inner iterations).
+S_ROOT3 = 2
 # float state (``fst``) slots: the incumbent loss U and the certified lower bound of the last iteration start
 F_U, F_LB = range(2)
 N_FST = 2
@@ -173,7 +181,7 @@ HIST_COLS = 14
 #: (§3.1), the lower bound W0 / W1 / W2 (§3.2) and W1's s' ratio, the tie tolerance ``tol`` and pruning
 #: ``margin`` (module docstring), the similarity bound (0-1 loss only) and the work after which a depth-3 kernel
 #: call returns (``WORK_PER_CALL``).
-Params = namedtuple("Params", "cls s lower_bound sprime_ratio tol margin similarity work_per_call")
+Params = namedtuple("Params", "cls s lower_bound sprime_ratio tol margin similarity work_per_call s_inner")
 #: What a search writes and a resume needs: the alive tuples ``T``, the ``counters`` (I_*), the float
 #: accumulators ``acc`` (U, the lower bound: F_*), the incumbent history (``hist`` rows, ``hval`` losses) and
 #: the per-round statistics ``rstat``.
@@ -568,11 +576,13 @@ def _scan_squares(seq, srk, rows, vY, lo, hi, k, TL, NL, QL, TA, NA, QA, sl, sa)
 
 
 @njit
-def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
-    """Stump losses on feature f for every slot of the first ``ngroups`` groups (fills ``OUT``).
+def stump_passes(V, cls, F1, F2, G, ngroups, SC, OUT):
+    """Stump losses on every feature f of F1 or F2 for every slot c of the first ``ngroups`` groups: ``OUT`` =
+    (bestL, cutL, bestR, cutR)[f, c]. Returns the number of feature scans.
 
-    One gather puts each group's rows, in the order of f, in a contiguous segment; then each slot
-    scans its group's segment (the presorted order is never re-sorted).
+    Per feature, one gather puts each group's rows, in the order of f, in a contiguous segment; then each slot
+    scans its group's segment (the presorted order is never re-sorted). One call per tuple, not per feature:
+    numba counts a reference of every array of the groups at each call of a non-inlined function.
     """
     vord, vY, vm, srank = V[0], V[5], V[6], V[7]
     code, gbase, glen = G
@@ -583,63 +593,71 @@ def _stump_pass(V, cls, f, G, ngroups, SC, OUT):
     bestL, cutL, bestR, cutR = OUT
     m = vm[0]
     K = totL.shape[1]
-    if ngroups == 1 and NA[0] == m:  # Step 1: every row in one group, a plain gather
-        gstart[0] = 0
-        gfill[0] = m
-        prev = -1
-        for q in range(m):
-            i = vord[f, q]
-            r = srank[f, q]
-            if r != prev and q > 0:
-                seq[q - 1] |= CUT
-            seq[q] = code[i]
-            srk[q] = r
-            rows[q] = i
-            prev = r
-    else:
-        start = 0
-        for g in range(ngroups):
-            gstart[g] = start
-            gfill[g] = start
-            start += NA[g]
-        for q in range(m):
-            i = vord[f, q]
-            x = code[i]
-            if x >= 0:
-                g = x >> CODE_G
-                j = gfill[g]
+    passes = 0
+    for f in range(F1.shape[0]):
+        if not (F1[f] or F2[f]):
+            continue
+        passes += 1
+        if ngroups == 1 and NA[0] == m:  # Step 1: every row in one group, a plain gather
+            gstart[0] = 0
+            gfill[0] = m
+            prev = -1
+            for q in range(m):
+                i = vord[f, q]
                 r = srank[f, q]
-                if j > gstart[g] and srk[j - 1] != r:
-                    seq[j - 1] |= CUT
-                seq[j] = x
-                srk[j] = r
-                rows[j] = i
-                gfill[g] = j + 1
-    for g in range(ngroups):
-        lo = gstart[g]
-        hi = gfill[g]
-        if hi > lo:
-            seq[hi - 1] |= CUT
-        k = 0
-        while cls and k + 1 < glen[g]:
-            c = gbase[g] + k
-            if K == 2:
-                r2 = _scan_binary_pair(seq, srk, lo, hi, k, NL[c], totL[c, 1], NL[c + 1], totL[c + 1, 1], NA[g],
-                                       TA[g, 1])
-            else:
-                r2 = _scan_classes_pair(seq, srk, lo, hi, k, K, totL[c], NL[c], totL[c + 1], NL[c + 1], TA[g], NA[g],
-                                        lc, lc2, ac)
-            bestL[c], cutL[c], bestR[c], cutR[c], bestL[c + 1], cutL[c + 1], bestR[c + 1], cutR[c + 1] = r2
-            k += 2
-        for k in range(k, glen[g]):
-            c = gbase[g] + k
-            if cls and K == 2:
-                r = _scan_binary(seq, srk, lo, hi, k, NL[c], totL[c, 1], NA[g], TA[g, 1])
-            elif cls:
-                r = _scan_classes(seq, srk, lo, hi, k, K, totL[c], NL[c], TA[g], NA[g], lc, ac)
-            else:
-                r = _scan_squares(seq, srk, rows, vY, lo, hi, k, TL[c], NL[c], QL[c], TAr[g], NA[g], QA[g], sl, sa)
-            bestL[c], cutL[c], bestR[c], cutR[c] = r
+                if r != prev and q > 0:
+                    seq[q - 1] |= CUT
+                seq[q] = code[i]
+                srk[q] = r
+                rows[q] = i
+                prev = r
+        else:
+            start = 0
+            for g in range(ngroups):
+                gstart[g] = start
+                gfill[g] = start
+                start += NA[g]
+            for q in range(m):
+                i = vord[f, q]
+                x = code[i]
+                if x >= 0:
+                    g = x >> CODE_G
+                    j = gfill[g]
+                    r = srank[f, q]
+                    if j > gstart[g] and srk[j - 1] != r:
+                        seq[j - 1] |= CUT
+                    seq[j] = x
+                    srk[j] = r
+                    rows[j] = i
+                    gfill[g] = j + 1
+        for g in range(ngroups):
+            lo = gstart[g]
+            hi = gfill[g]
+            if hi > lo:
+                seq[hi - 1] |= CUT
+            k = 0
+            while cls and k + 1 < glen[g]:
+                c = gbase[g] + k
+                if K == 2:
+                    r2 = _scan_binary_pair(seq, srk, lo, hi, k, NL[c], totL[c, 1], NL[c + 1], totL[c + 1, 1],
+                                           NA[g], TA[g, 1])
+                else:
+                    r2 = _scan_classes_pair(seq, srk, lo, hi, k, K, totL[c], NL[c], totL[c + 1], NL[c + 1], TA[g],
+                                            NA[g], lc, lc2, ac)
+                bestL[f, c], cutL[f, c], bestR[f, c], cutR[f, c], bestL[f, c + 1], cutL[f, c + 1], bestR[f, c + 1], \
+                    cutR[f, c + 1] = r2
+                k += 2
+            for k in range(k, glen[g]):
+                c = gbase[g] + k
+                if cls and K == 2:
+                    r = _scan_binary(seq, srk, lo, hi, k, NL[c], totL[c, 1], NA[g], TA[g, 1])
+                elif cls:
+                    r = _scan_classes(seq, srk, lo, hi, k, K, totL[c], NL[c], TA[g], NA[g], lc, ac)
+                else:
+                    r = _scan_squares(seq, srk, rows, vY, lo, hi, k, TL[c], NL[c], QL[c], TAr[g], NA[g], QA[g], sl,
+                                      sa)
+                bestL[f, c], cutL[f, c], bestR[f, c], cutR[f, c] = r
+    return passes
 
 
 # --------------------------------------------------------------------------------------------------
@@ -716,21 +734,17 @@ def stump_losses_at_points(V, cls, T, x, npts, E):
             k += 1
         code[i] = (k << CODE_P) | (vy[i] if cls else 0)
     _totals(m, vy, vY, cls, code, gbase, glen, np.int64(1), E[1][0], E[1][1])
-    passes = 0
+    passes = stump_passes(V, cls, F1, F2, E[0], np.int64(1), E[1], E[2])
     for f in range(p):
-        if not (F1[f] or F2[f]):
-            continue
-        _stump_pass(V, cls, f, E[0], np.int64(1), E[1], E[2])
-        passes += 1
         for j in range(npts):
             e = evi[j]
             if e >= 0:
                 if F1[f]:
-                    JA[f, j] = bestL[e]
-                    CA[f, j] = cutL[e]
+                    JA[f, j] = bestL[f, e]
+                    CA[f, j] = cutL[f, e]
                 if F2[f]:
-                    JB[f, j] = bestR[e]
-                    CB[f, j] = cutR[e]
+                    JB[f, j] = bestR[f, e]
+                    CB[f, j] = cutR[f, e]
     for f in range(p):  # element by element: an array assignment compiles a shape-error formatter
         if sa:  # cA = L1(I_[0,a], f), cRa = L1(I_[a,u], f), cached by the parent
             JA[f, 0] = T[9][x, f]
@@ -831,16 +845,13 @@ def middle_blocks(V, P, T, x, E):
     passes = 0
     if tot > 0:
         _totals(m, vy, vY, P.cls, code, gbase, glen, s, E[1][0], E[1][1])
+        passes = stump_passes(V, P.cls, F1, F2, E[0], s, E[1], E[2])
         for f in range(p):
-            if not (F1[f] or F2[f]):
-                continue
-            _stump_pass(V, P.cls, f, E[0], s, E[1], E[2])
-            passes += 1
             for c in range(tot):
                 if F1[f]:
-                    J3[f, c] = bestL[c]
+                    J3[f, c] = bestL[f, c]
                 if F2[f]:
-                    J4[f, c] = bestR[c]
+                    J4[f, c] = bestR[f, c]
     return passes
 
 
@@ -991,7 +1002,7 @@ def make_scratch(p, n, K, mo, s, n_slots):
            np.zeros(NG, np.int64), np.zeros(K, np.int64), np.zeros(K, np.int64), np.zeros(mo), np.zeros(mo),
            np.zeros(K, np.int64))
     SC = (CT, RT, SEQ)
-    OUT = (np.zeros(S), np.zeros(S, np.int64), np.zeros(S), np.zeros(S, np.int64))
+    OUT = (np.zeros((p, S)), np.zeros((p, S), np.int64), np.zeros((p, S)), np.zeros((p, S), np.int64))
     J = (np.zeros((p, s + 2)), np.zeros((p, s + 2)), np.zeros((p, s + 2), np.int64),
          np.zeros((p, s + 2), np.int64), np.zeros((p, S)), np.zeros((p, S)), np.zeros(S + 1), np.zeros(S + 1),
          np.zeros(S + 1, np.int64), np.zeros(s + 2, np.int64))
@@ -1180,8 +1191,11 @@ def d2_solve(V, P, cutoff, floor, E, tree, best0):
     ``floor`` is a known lower bound of the optimum: the search stops as soon as a tree reaches it.
     Returns ``(lb, ub, steps, passes)``: ``ub`` is the loss of the tree left in ``tree`` (inf if none
     was found) and ``lb`` a certified lower bound of the optimal depth-2 loss; lb == ub whenever
-    ub < cutoff. Used by the depth-3 search for the subtree bounds of Proposition C.1.
+    ub < cutoff. Used by the depth-3 search for the subtree bounds of Proposition C.1, with the inner solves' s
+    (``P.s_inner``).
     """
+    P = Params(P.cls, P.s_inner, P.lower_bound, P.sprime_ratio, P.tol, P.margin, P.similarity, P.work_per_call,
+               P.s_inner)
     J, SL = E[3], E[4]
     vu = V[2]
     p = vu.shape[0]

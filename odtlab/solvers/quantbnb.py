@@ -118,6 +118,8 @@ def _state_field(name, doc):
 class QuantBnBSolver(bounds.PicklesUserBound, Solver):
     """State of one Quant-BnB search: the data in ranks, the alive tuples, U and the incumbent history.
 
+    ``s`` is the slices per refinement of Algorithm 1; at depth 3 the inner depth-2 solves use it and the root
+    tuples ``s_root`` (default ``core.quantbnb.S_ROOT3``, bisection: it made fewer inner solves than s = 3).
     ``lower_bound`` is W0, W1 (W1,s' with s' = floor(sprime_ratio * n * s / (b - a)), the paper's
     default) or W2 (eq. 10, §3.2); at depth 3 it is the bound of the inner depth-2 solves.
     ``keep_ties`` keeps a child feature whose bound equals U (Proposition 4.1 as printed, every optimal
@@ -147,7 +149,7 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
 
     def __init__(self, X, y, task="classification", depth=2, s=3, lower_bound="W0", sprime_ratio=0.6,
                  keep_ties=False, similarity=True, initial="greedy", n_classes=None, feature_names=None, classes=None,
-                 bound=None, check_bound=False):
+                 bound=None, check_bound=False, s_root=None):
         X = np.ascontiguousarray(X, dtype=np.float64)
         n = X.shape[0]
         if initial not in INITIAL:
@@ -159,6 +161,8 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
         if not np.isfinite(X).all():
             raise ValueError("X holds NaN or infinity; Quant-BnB needs finite feature values")
         self.X, self.task, self.depth, self.s = X, task, depth, int(s)
+        # the root tuples' slices: s at depth 2; at depth 3 S_ROOT3 (bisection) unless given, s is the inner solves'
+        self.s_root = self.s if depth == 2 else int(kernels.S_ROOT3 if s_root is None else s_root)
         self.lower_bound = lower_bound
         self.feature_names = feature_names
         self.classes = classes
@@ -193,9 +197,10 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
         self.slack = certificate.SLACK_DELTAS * self.tol
         margin = (0.5 if self.cls else self.tol) if keep_ties else -self.tol
         self.similarity = bool(similarity) and self.cls  # the bound is defined for 0-1 loss only
-        self.params = kernels.Params(bool(self.cls), self.s, lbkind, float(sprime_ratio), float(self.tol), float(margin),
-                                     self.similarity, kernels.WORK_PER_CALL)
-        self.E = kernels.make_scratch(p, n, K, Yc.shape[1], self.s, n_slots)
+        self.params = kernels.Params(bool(self.cls), self.s_root, lbkind, float(sprime_ratio), float(self.tol),
+                                     float(margin), self.similarity, kernels.WORK_PER_CALL, self.s)
+        s_most = max(self.s, self.s_root)
+        self.E = kernels.make_scratch(p, n, K, Yc.shape[1], s_most, n_slots + s_most - self.s)
         self.V = kernels.make_view(p, n, Yc.shape[1])
         self.loc = np.zeros(n, np.int64)
         self.state = kernels.State(None, np.zeros(kernels.N_IST, np.int64), np.zeros(kernels.N_FST),
@@ -230,14 +235,14 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
             self.cid = np.zeros(self.s, np.int64)
             self.work = kernels.Work2(self.E, self.cid)
         else:
-            self.T = kernels.alloc_tuples3(max(4 * p * self.s, 64))
-            self.W3 = kernels.make_sides(self.s)
+            self.T = kernels.alloc_tuples3(max(4 * p * self.s_root, 64))
+            self.W3 = kernels.make_sides(self.s_root)
             self.work = kernels.Work3(self.V, self.loc, self.E, self.W3)
         if not p or not np.isfinite(self.tol):  # every feature constant: the best tree is a single leaf; or the
             self.ist[kernels.I_DONE] = 1  # squares overflow and no loss can be compared (``certificate`` says so)
             if not np.isfinite(self.tol):
                 self.fst[kernels.F_U] = np.inf
-        self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s + 12
+        self.events_per_iteration = (self.s * (2 * p + 1) + 8) if depth == 2 else 4 * self.s_root + 12
         self._cache = (-1, None)
         self._nbytes = None
         self.user_bound = None
@@ -254,7 +259,7 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
         self.bound_function = bounds.python_function(bound, "bound")
         counts = np.bincount(self.y, minlength=self.K)
         fn = bounds.compile_bound(self.bound_function, counts, 2, 3, "bound")
-        self.__dict__.update(self._with_user_bound(kernels.make_user_bound(fn, check, self.K, self.s)))
+        self.__dict__.update(self._with_user_bound(kernels.make_user_bound(fn, check, self.K, self.s_root)))
         self.rank = rank
         self.checked_bounds = {}
 
@@ -342,10 +347,10 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
         grows by what fits (:func:`odtlab.memory.capacity`); when not even what the kernel needs fits,
         nothing changes and ``grow`` returns False."""
         ist = self.ist
-        grow_hist = ist[kernels.I_NINC] + self.s + 2 > self.hist.shape[0]
+        grow_hist = ist[kernels.I_NINC] + self.s_root + 2 > self.hist.shape[0]
         current = self.T[0].shape[0]
         row = sum(column[:1].nbytes for column in self.T)
-        room = self.s if self.depth == 2 or ist[kernels.I_STARTED] else len(self.kept)  # the kernel's test
+        room = self.s_root if self.depth == 2 or ist[kernels.I_STARTED] else len(self.kept)  # the kernel's test
         need = max(current, int(ist[kernels.I_TAIL]) + room)
         others = self.nbytes() - current * row + (self.hist.nbytes + self.hval.nbytes if grow_hist else 0)
         rows = memory.capacity(current, need, 2 * current if need > current else current, lambda r: r * row,
@@ -422,6 +427,7 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
         if self.depth == 2:
             out["features_eliminated"] = int(self.ist[kernels.I_ELIMINATED])
         else:
+            out["s_root"] = self.s_root
             out["inner_solves"] = int(self.ist[kernels.I_INNER])
             out["inner_iterations"] = int(self.ist[kernels.I_INNER_STEPS])
         return out
@@ -561,7 +567,8 @@ _QUANTBNB_PARAMETERS = """
         Depth of the tree (Appendix C recommends d <= 3; depth 4, classification only, is the depth-3 search
         applied one level up: ``odtlab.solvers._quantbnb4``).
     s : int >= 2, default=3
-        Quantile slices per refinement (the paper's s = 3).
+        Quantile slices per refinement (the paper's s = 3); at depth 3, of the inner depth-2 solves (the root
+        thresholds are bisected, ``core.quantbnb.S_ROOT3``).
     lower_bound : {"W0", "W1", "W2"}, default="W0"
         The lower bound of §3.2.
     sprime_ratio : float > 0, default=0.6
