@@ -764,3 +764,23 @@ def test_every_algorithm_view_renders_to_png(iris_named, binary_data, picture_fo
                 type(view).__name__, "panel")
             for folder in picture_folders:
                 write_png(svg, folder / f"{name}_{label}.png")
+
+
+def test_branches_graph_draws_a_branch_whose_top_is_the_bound_on_its_dropped_split_records():
+    """Lazy split records: a BackpropStep's top_feature is q when the bound on a branch's dropped records is its
+    top (until Selection expands the branch again); the graph draws that branch (here the root) without a split."""
+    from odtlab.solvers.branches import BranchesSolver
+    from odtlab.widgets.branches import and_or_graph
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(40, 6))
+    y = (X[:, 0] ^ X[:, 1]) ^ (rng.random(40) < 0.1)
+    player = explore(BranchesSolver(X, y, lam=0.02, keep_splits=1))
+    player.run_to_end()
+    tops = [i for i in range(player.recording.n) if player.recording.event(i).name == "BackpropStep"
+            and player.recording.event(i).top_feature == X.shape[1] and player.recording.event(i).node_id == 0]
+    assert tops
+    for i in tops:
+        player.goto(i + 1)
+        graph = and_or_graph(player.frame, max_leaves=100_000)
+        assert ">Ω</text>" in graph and '<g class="and">' not in graph  # the root's top: no split followed

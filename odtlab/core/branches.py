@@ -164,7 +164,8 @@ emit_select_step = ev.event_kind(
      "runner_up_feature": "f1", "n_open": "flags"},
     "Select: at node {node_id} follow feature {chosen_feature} (Q={Q:.6g}) to child {chosen_child}",
     "One descent step of Selection; its SelectCandidate events list the open children. rule: 0 min_G, "
-    "1 min_H, 2 first. runner_up_*: the second split of the node's heap (NaN / -1 if none).").emit
+    "1 min_H, 2 first. runner_up_*: the second split of the node's heap (NaN / -1 if none; feature q: the bound "
+    "on the split records the branch dropped, keep_best).").emit
 EV_SELECT_CANDIDATE = 67
 CANDIDATE_CHOSEN, CANDIDATE_COMPLETE = 1, 2  # SelectCandidate's state bits
 emit_select_candidate = ev.event_kind(
@@ -215,7 +216,8 @@ emit_backprop_step = ev.event_kind(
      "R_before": "f1", "changes": "flags"},
     "Backprop at node {node_id} via feature {feature}: Q {Q_before:.6g} -> {Q_after:.6g}",
     "changes bits: 1 heap top changed, 2 node became complete, 4 G improved. The children moved to the "
-    "complete side are the ChildClosed events before it.").emit
+    "complete side are the ChildClosed events before it. top_feature: the split on top of the heap after the "
+    "step (q: the bound on the split records the branch dropped, keep_best).").emit
 EV_CHILD_CLOSED = 73
 emit_child_closed = ev.event_kind(
     EV_CHILD_CLOSED, "ChildClosed", "branches",

@@ -259,8 +259,10 @@ class _GraphSource:
         self.root = ROOT
 
     def split_of(self, key):
+        """The feature of the branch's top split, or -1: none, or the bound on the split records the branch
+        dropped (feature q, :func:`odtlab.core.branches.keep_best`), which has no children to draw."""
         info = self.state.branches.get(key)
-        if info is None or not info.expanded or info.leaf or info.top < 0:
+        if info is None or not info.expanded or info.leaf or not 0 <= info.top < len(self.C):
             return -1
         return info.top
 
