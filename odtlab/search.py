@@ -373,7 +373,8 @@ class Search:
 
     def _note_peak_rss(self, high_water):
         """After a run: when the process's high-water mark rose above ``high_water`` (its value when the run
-        started), the run set it, so it is the run's exact peak; otherwise the samples' peak stands."""
+        started), the run set it; the larger of it and the samples' peak stands (Linux raises the mark lazily,
+        on unmapping and exit, so a sample can read more)."""
         now = memory.process_peak_rss()
         if high_water is not None and now is not None and now > high_water:
             self._peak_rss = max(self._peak_rss or 0, now)

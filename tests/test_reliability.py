@@ -216,7 +216,9 @@ def test_every_solver_reports_its_peak_search_memory_and_peak_rss():
         est = estimator(**params).fit(X, y, sample_weight=w)
         stats = est.result_.stats
         assert 0 < est.search_._memory() <= stats["peak_memory"], name
-        assert before <= stats["peak_rss"] <= 1.01 * memory.process_peak_rss(), name  # counters lag a little
+        # Linux raises the high-water mark (ru_maxrss) lazily, on unmapping and exit, so it can trail the RSS
+        # the run sampled: CI saw a DPDT fit's sampled 1.574 GB against a mark of 1.540 GB
+        assert before <= stats["peak_rss"] <= max(memory.process_peak_rss(), memory.process_rss()) + 64 * MIB, name
         assert "process peak" in est.result_._repr_html_(), name
 
 
