@@ -433,6 +433,22 @@ def _better(RC, a, b, tie):
 
 
 @njit(inline="always")
+def swap_records(RC, a, b):
+    """Swap split records ``a`` and ``b`` (field by field: a row slice assignment compiles a shape check)."""
+    for f in range(RC.shape[1]):
+        tmp = RC[a, f]
+        RC[a, f] = RC[b, f]
+        RC[b, f] = tmp
+
+
+@njit(inline="always")
+def copy_record(RC, dst, src):
+    """Copy split record ``src`` over ``dst`` (field by field, as :func:`swap_records`)."""
+    for f in range(RC.shape[1]):
+        RC[dst, f] = RC[src, f]
+
+
+@njit(inline="always")
 def sift_down(RC, base, size, pos, tie):
     """Restore the heap order of records base..base+size-1 below position ``pos`` (records are swapped)."""
     while True:
@@ -443,10 +459,7 @@ def sift_down(RC, base, size, pos, tie):
             c += 1
         if not _better(RC, base + c, base + pos, tie):
             return
-        for f in range(RC.shape[1]):
-            tmp = RC[base + pos, f]
-            RC[base + pos, f] = RC[base + c, f]
-            RC[base + c, f] = tmp
+        swap_records(RC, base + pos, base + c)
         pos = c
 
 
@@ -722,8 +735,7 @@ def release(ND, RC, FREE, v):
     if ND[v, D_BEST] >= 0 and not ND[v, D_FLAGS] & F_LEAF:
         r = find_record(ND, RC, v, ND[v, D_BEST])
         if r != base:
-            for f in range(RC.shape[1]):
-                RC[base, f] = RC[r, f]
+            copy_record(RC, base, r)
         keep = 1
     if size > keep:
         free_block(RC, FREE, base + keep, size - keep)
@@ -1241,14 +1253,6 @@ def lazy_records(params, n_act):
     return n_act > params.keep + 2
 
 
-@njit(inline="always")
-def swap_records(RC, a, b):
-    for f in range(RC.shape[1]):
-        tmp = RC[a, f]
-        RC[a, f] = RC[b, f]
-        RC[b, f] = tmp
-
-
 @njit
 def keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act):
     """Lazy split records: of the ``n_act`` records from ``rec0`` (a max-heap) the branch ``leaf`` keeps the
@@ -1288,11 +1292,9 @@ def keep_best(params, ND, RC, FREE, CN, leaf, rec0, n_act):
     size = n_keep + (2 if g >= 0 else 1)
     block = take_records(CN, RC, FREE, size)
     for t in range(n_keep):
-        for f in range(RC.shape[1]):
-            RC[block + t, f] = RC[rec0 + n_act - 1 - t, f]
+        copy_record(RC, block + t, rec0 + n_act - 1 - t)
     if g >= 0:
-        for f in range(RC.shape[1]):
-            RC[block + n_keep, f] = RC[g, f]
+        copy_record(RC, block + n_keep, g)
     s = block + size - 1
     for f in range(RC.shape[1]):
         RC[s, f] = 0
