@@ -180,8 +180,9 @@ def rounded(value):
 
 
 def trivial(counts, depth, nodes):
-    """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. ``odtlab warmup`` compiles the
-    kernel that takes a user's bound with it (one kernel serves every bound)."""
+    """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. MurTree's kernel gets it, never
+    called, as the function of its bound group when no bound is given (``odtlab.solvers.murtree.no_bound``), so
+    one kernel serves every bound and none."""
     return 0.0
 
 

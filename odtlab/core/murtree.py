@@ -1202,10 +1202,12 @@ State = namedtuple("State", "pool bkeys frames fcost fcls fcounts fchild forder 
                             "ent_tree tpool")
 
 #: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn(counts, d, n)``, a compiled
-#: first-class function (or a plain Python function without numba); ``check`` = 1 stops the kernel after each
-#: call whose bound ``fn`` raised, so the solver can verify it; ``log`` (int64, ``BL_*``) and ``value``
-#: (float64[1]) describe the last such call. The kernel takes ``None`` instead when no bound is given.
-UserBound = namedtuple("UserBound", "fn check log value")
+#: first-class function (or a plain Python function without numba), called only when ``on`` = 1; ``check`` = 1
+#: stops the kernel after each call whose bound ``fn`` raised, so the solver can verify it; ``log`` (int64,
+#: ``BL_*``) and ``value`` (float64[1]) describe the last such call. Without a bound, a classification search
+#: passes a group with ``on`` = 0 (the same types: one compilation serves searches with and without a bound) and
+#: a regression search passes ``None``.
+UserBound = namedtuple("UserBound", "fn on check log value")
 BL_STATUS, BL_D, BL_N, BL_START, BL_LEN, BL_RAISES = range(6)
 N_BOUND_LOG = 6
 BOUND_NONE, BOUND_RAISED, BOUND_INVALID = 0, 1, 2
@@ -1308,7 +1310,9 @@ def user_lower_bound(bound, state, d, nn, lb):
 
 
 def raise_by_user_bound(bound, state, d, nn, lb):
-    """:func:`user_lower_bound` when a bound is given."""
+    """:func:`user_lower_bound` when a group is given (``bound.on`` = 0: no bound, ``lb`` unchanged)."""
+    if bound.on == 0:
+        return lb
     v = bound.fn(state.reg_cls, d, nn)
     log = bound.log
     if not v >= 0.0:  # NaN or negative: the solver raises, naming the subproblem
@@ -2168,7 +2172,7 @@ def report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_be
 def murtree_kernel(data, params, state, events, max_iterations, bound, level):
     """Advance MurTree by at most ``max_iterations`` subtree calls, recording events at ``level`` (``ev.LEVEL_*``);
     return (n_events, status). ``bound``: a :data:`UserBound` (a researcher's lower bound,
-    :func:`user_lower_bound`) or None. The task is the dtype of the cost arrays (float64 for regression, int64
+    :func:`user_lower_bound`, or the group with ``on`` = 0) or None (regression). The task is the dtype of the cost arrays (float64 for regression, int64
     for classification: one compilation each); the level is read at run time (one compilation serves the three
     levels: :class:`odtlab.core._jit.LevelKernel`).
 

@@ -198,6 +198,17 @@ def _random_words(m):
     return _RANDOM[:m]
 
 
+@functools.cache
+def no_bound():
+    """The kernel's bound group of a classification search without a researcher's bound: ``on`` = 0, so the
+    kernel never calls its function (:func:`odtlab.bounds.trivial`, compiled as any bound is). It has the types of
+    a bound's group, so one compilation of the classification kernel serves searches with and without a bound
+    (two before: 55-60 s of CPU each from an empty cache, ``benchmarks/bench_compile.py murtree``). Never written
+    (the kernel writes the group's log only when ``on`` = 1), so every search shares it."""
+    return mt.UserBound(fn=bounds.compiled(bounds.trivial), on=0, check=0,
+                        log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64), value=np.zeros(1, dtype=np.float64))
+
+
 class MurTreeSolver(bounds.PicklesUserBound, Solver):
     """State of one MurTree search (see :mod:`odtlab.core.murtree` for the arrays' meaning).
 
@@ -400,7 +411,7 @@ class MurTreeSolver(bounds.PicklesUserBound, Solver):
                                  "counts); MurTreeRegressor takes none")
             self.bound_function = bounds.python_function(lower_bound)
             fn = bounds.compile_bound(self.bound_function, cls, depth, nodes)
-            self.user_bound = mt.UserBound(fn=fn, check=int(bool(check_bound)),
+            self.user_bound = mt.UserBound(fn=fn, on=1, check=int(bool(check_bound)),
                                            log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64),
                                            value=np.zeros(1, dtype=np.float64))
 
@@ -410,7 +421,8 @@ class MurTreeSolver(bounds.PicklesUserBound, Solver):
 
     def advance(self, kernel, events, max_iterations):
         if self.user_bound is None:
-            n, status = kernel(self.data, self.params, self.state, events, max_iterations, None)
+            n, status = kernel(self.data, self.params, self.state, events, max_iterations,
+                               None if self.regression else no_bound())
             return int(n), int(status)
         k, first = 0, self.iterations
         while True:  # the kernel stops after each value of the user's bound it logged (check mode, invalid values)
