@@ -28,7 +28,8 @@ How it gets into the kernel (numba 0.68.1, measured on the 2-core CI machine; ``
 * **chosen: a first-class function.** :func:`compile_bound` compiles the function alone as a ``numba.cfunc``
   of the signature :data:`SIGNATURE`, and the kernel takes it as an argument typed by that signature, so the
   kernel is compiled once for all bounds (and cached on disk under a key that does not depend on the bound:
-  a second process loads it). A new bound costs its own compile only: 0.03-0.1 s (0.8-2.4 s for the first
+  a second process loads it); MurTree's classification kernel gets a group of the same types without a bound
+  (``odtlab.solvers.murtree.no_bound``), so that compilation is also the one for searches without a bound. A new bound costs its own compile only: 0.03-0.1 s (0.8-2.4 s for the first
   cfunc of a process, numba's one-off start-up; a function that calls ``np.sort`` or ``np.min`` also compiles
   numba's implementation of it, up to about 2 s of CPU the first time in a process). A call through the
   function pointer costs about 20 ns more than an inlined call (1e6 calls: 0.05 s against 0.03 s), at most
