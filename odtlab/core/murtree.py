@@ -57,7 +57,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from odtlab.core._jit import njit, overload, types
+from odtlab.core._jit import COMPILED, function_at, njit, overload, types
 from odtlab.core import events as ev
 from odtlab.core.arrays import copy_flat
 
@@ -1201,13 +1201,15 @@ State = namedtuple("State", "pool bkeys frames fcost fcls fcounts fchild forder 
                             "cnt_cost din dout diag act d2 d2f sing scratch cand htab meta keys ent_lb ent_cost "
                             "ent_tree tpool")
 
-#: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn(counts, d, n)``, a compiled
-#: first-class function (or a plain Python function without numba), called only when ``on`` = 1; ``check`` = 1
-#: stops the kernel after each call whose bound ``fn`` raised, so the solver can verify it; ``log`` (int64,
-#: ``BL_*``) and ``value`` (float64[1]) describe the last such call. Without a bound, a classification search
-#: passes a group with ``on`` = 0 (the same types: one compilation serves searches with and without a bound) and
-#: a regression search passes ``None``.
+#: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn``, the address of the compiled
+#: ``fn(counts, d, n)`` (:func:`odtlab.core._jit.address_of`; the plain Python function without numba), called
+#: only when ``on`` = 1; ``check`` = 1 stops the kernel after each call whose bound raised, so the solver can
+#: verify it; ``log`` (int64, ``BL_*``) and ``value`` (float64[1]) describe the last such call. Without a bound, a
+#: classification search passes a group with ``on`` = 0 (the same types: one compilation serves searches with
+#: and without a bound) and a regression search passes ``None``.
 UserBound = namedtuple("UserBound", "fn on check log value")
+#: ``bound_at(bound.fn)``: the bound as a function the kernel calls (float64(int64[::1], int64, int64)).
+bound_at = function_at(types.float64(types.int64[::1], types.int64, types.int64) if COMPILED else None)
 BL_STATUS, BL_D, BL_N, BL_START, BL_LEN, BL_RAISES = range(6)
 N_BOUND_LOG = 6
 BOUND_NONE, BOUND_RAISED, BOUND_INVALID = 0, 1, 2
@@ -1313,7 +1315,7 @@ def raise_by_user_bound(bound, state, d, nn, lb):
     """:func:`user_lower_bound` when a group is given (``bound.on`` = 0: no bound, ``lb`` unchanged)."""
     if bound.on == 0:
         return lb
-    v = bound.fn(state.reg_cls, d, nn)
+    v = bound_at(bound.fn)(state.reg_cls, d, nn)
     log = bound.log
     if not v >= 0.0:  # NaN or negative: the solver raises, naming the subproblem
         log[BL_STATUS] = BOUND_INVALID
