@@ -1306,16 +1306,17 @@ def user_lower_bound(bound, state, d, nn, lb):
     check mode every value that raised ``lb``, is logged in ``bound.log`` with its subproblem (its rows are
     ``pool[start:start+len]``), and the kernel stops after this iteration (:func:`bound_stop`). Returns the call's
     lower bound."""
-    if bound is None:
+    if bound is None or bound.on == 0:
         return lb
-    return raise_by_user_bound(bound, state, d, nn, lb)
+    return raise_by_user_bound(bound, state.reg_cls, state.reg, d, nn, lb)
 
 
-def raise_by_user_bound(bound, state, d, nn, lb):
-    """:func:`user_lower_bound` when a group is given (``bound.on`` = 0: no bound, ``lb`` unchanged)."""
-    if bound.on == 0:
-        return lb
-    v = bound_at(bound.fn)(state.reg_cls, d, nn)
+@njit
+def raise_by_user_bound(bound, reg_cls, reg, d, nn, lb):
+    """:func:`user_lower_bound` with a bound (``bound.on`` = 1), on the call register's class counts ``reg_cls``
+    and its rows ``reg`` (only these two arrays: a call that is not inlined increments the reference count of
+    every array it is given)."""
+    v = bound_at(bound.fn)(reg_cls, d, nn)
     log = bound.log
     if not v >= 0.0:  # NaN or negative: the solver raises, naming the subproblem
         log[BL_STATUS] = BOUND_INVALID
@@ -1330,19 +1331,24 @@ def raise_by_user_bound(bound, state, d, nn, lb):
         bound.value[0] = v
         log[BL_D] = d
         log[BL_N] = nn
-        log[BL_START] = state.reg[RG_START]
-        log[BL_LEN] = state.reg[RG_LEN]
+        log[BL_START] = reg[RG_START]
+        log[BL_LEN] = reg[RG_LEN]
     return lb
 
 
 # Not ``inline="always"``: numba 0.68.1 then miscompiled the kernel (the depth-two solver's incremental counting
 # was never chosen: tests/test_golden.py -k MurTree failed compiled, passed as plain Python); as plain calls
-# LLVM inlines them and the golden traces hold.
+# LLVM inlines them and the golden traces hold. Without a bound (None, or ``on`` = 0) the search pays one test.
 @overload(user_lower_bound)
 def _user_lower_bound(bound, state, d, nn, lb):
     if isinstance(bound, types.NoneType):
         return lambda bound, state, d, nn, lb: lb
-    return raise_by_user_bound
+
+    def with_group(bound, state, d, nn, lb):
+        if bound.on == 0:
+            return lb
+        return raise_by_user_bound(bound, state.reg_cls, state.reg, d, nn, lb)
+    return with_group
 
 
 def bound_stop(bound):
