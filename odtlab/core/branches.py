@@ -589,10 +589,14 @@ def bitset_rows(RB, rows):
 def majority(ccnt, j, K):
     """k* of the child of category j (Eq. 4): its most frequent class in the counts ``ccnt[j * K + k]``, the
     lowest on ties."""
+    base = j * K
     best = 0
+    top = ccnt[base]  # held in a register: the loop reads each count once
     for kk in range(1, K):
-        if ccnt[j * K + kk] > ccnt[j * K + best]:
+        c = ccnt[base + kk]
+        if c > top:
             best = kk
+            top = c
     return best
 
 
@@ -1040,11 +1044,14 @@ def report_iteration_end(params, ND, CN, events, k, it, flags):
                               evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
 
 
-@njit
+@njit(inline="always")
 def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
     """ChildEvaluated of child j of SPLIT ``sp`` (:func:`split`): memo branch ``c``, or (c = -1) a leaf
     for good (``state`` has F_COMPLETE; then also its NodeCompleted) or a branch not expanded yet (state
-    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8)."""
+    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8). Inlined in SPLIT's
+    loop, which has every value at hand: written after the loop from the slots it filled, the events took
+    a second pass that cost more than writing them (lymph-o at level full: 1.45x the kernel time of the
+    loop that wrote them in place)."""
     lam, den, scale = params.lam, params.den, params.scale
     h = leaf_value(den, n_best)
     bound = purification_bound(den, lam, n_l)
@@ -1063,27 +1070,10 @@ def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
 
 
 @njit
-def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
-    """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
-    it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
-    settled when its errors are at most lambda * n or a researcher's bound settled it; with S_OPEN, a branch not
-    expanded yet; else a memo branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent
-    ``g_sum``."""
-    K, lam, den, scale = params.K, params.lam, params.den, params.scale
-    for j in range(sp.categories):
-        best_k = majority(ccnt, j, K)
-        n_best = ccnt[j * K + best_k]
-        s = RC[sp.record, R_KIDS + j]
-        c = -1
-        state = 0
-        if not s & S_INLINE:
-            c = s >> 2
-            state = ND[c, D_FLAGS] | F_MEMO_HIT
-        elif not s & S_OPEN:
-            state = F_COMPLETE | F_LEAF
-            if sp.child_actions or leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
-                state |= F_SETTLED  # by Eq. 8, or by a researcher's bound (:func:`bound_settles`)
-        k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
+def report_split(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done):
+    """SplitScored of SPLIT ``sp`` (:func:`split`), after the ChildEvaluated of its children: Q(l, i) = ``q_sum``
+    (Eq. 5), the split's incumbent ``g_sum``."""
+    scale = params.scale
     return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
                              R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
                              n_children=sp.categories, done=(done - params.lam) * scale, complete=n_open == 0)
@@ -1198,7 +1188,10 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
     :func:`purification_bound`) or a memo branch (its R), found by its key (``key`` holds the leaf's).
     Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
     (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). A researcher's bound
-    ``ubound`` may settle an open child (:func:`bound_settles`). Returns k."""
+    ``ubound`` may settle an open child (:func:`bound_settles`). At level full each child's ChildEvaluated
+    (:func:`report_child`: a leaf for good, settled when its errors are at most lambda * n or a researcher's
+    bound settled it; a branch not expanded yet; or a memo branch) is written in the loop, then SplitScored.
+    Returns k."""
     K, lam, den = params.K, params.lam, params.den
     leaf, i, r, wi = sp.leaf, sp.feature, sp.record, sp.word
     q_sum = -lam
@@ -1211,30 +1204,37 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         h = leaf_value(den, n_best)
         bound = purification_bound(den, lam, cnt[j])
         settled = h >= bound or (sp.child_actions and bound_settles(ubound, params, ccnt, j, cnt[j] - n_best, sp))
+        c = -1
         if settled or not sp.child_actions:  # complete at birth: a leaf for good
             CN[C_EVALS] += 1
             RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
             q_sum += h
             g_sum += h
             done += h
-            continue
-        key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
-        c, slot = lookup(TABLE, OCC, KEYS, key)
-        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
-            CN[C_EVALS] += 1
-            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
-            q_sum += bound
-            g_sum += h
-            n_open += 1
-            continue
-        q_sum += ND[c, D_R]
-        g_sum += ND[c, D_G]
-        if ND[c, D_FLAGS] & F_COMPLETE:
-            done += ND[c, D_R]
-            RC[r, R_KIDS + j] = c * 4
+            state = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)  # by Eq. 8, or by a researcher's bound
         else:
-            n_open += 1
-            RC[r, R_KIDS + j] = c * 4 + S_OPEN
+            key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
+            c, slot = lookup(TABLE, OCC, KEYS, key)
+            if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
+                CN[C_EVALS] += 1
+                RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
+                q_sum += bound
+                g_sum += h
+                n_open += 1
+                state = 0
+            else:
+                state = ND[c, D_FLAGS]
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_G]
+                if state & F_COMPLETE:
+                    done += ND[c, D_R]
+                    RC[r, R_KIDS + j] = c * 4
+                else:
+                    n_open += 1
+                    RC[r, R_KIDS + j] = c * 4 + S_OPEN
+                state |= F_MEMO_HIT
+        if level >= LEVEL_FULL:
+            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
     key[wi] = KEYS[leaf, wi]
     RC[r, R_Q] = q_sum
     RC[r, R_DONE] = done
@@ -1243,7 +1243,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         ND[leaf, D_G] = g_sum
         ND[leaf, D_BEST] = i
     if level >= LEVEL_FULL:
-        k = report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done)
+        k = report_split(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done)
     return k
 
 
