@@ -605,7 +605,7 @@ def test_the_result_tree_is_a_category_tree():
 
 def test_the_kernel_gets_its_groups_as_plain_tuples():
     """numba types a plain tuple of arrays and scalars in C (its fingerprint) and a namedtuple in Python, item
-    by item (about 6 us more per call, a few per cent of a sub-millisecond search): ``advance`` hands the kernel
+    by item (about 4 us more per call, about 1 % of a sub-millisecond search): ``advance`` hands the kernel
     ``tuple(group)`` for Data, Params, State and Work, in their fields' order."""
     from odtlab import warmup
 

@@ -1128,7 +1128,8 @@ def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
         j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
         s = RC[r, R_KIDS + j]
         if level >= LEVEL_FULL:
-            k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, path[plen - 1] if plen > 0 else -1)
+            previous = path[plen - 1] if plen > 0 else -1
+            k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous)
         test_f[plen] = i  # the branch's tests are the steps of the path
         test_c[plen] = j
         plen += 1
@@ -1374,7 +1375,8 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
 def branches_kernel(data, params, state, work, events, max_iterations, level):
     """The Branches kernel: ``branches_kernel(data, params, state, work, events, max_iterations, level) ->
     (n_events, status)`` (:class:`Data`, :class:`Params`, :class:`State`, scratch :class:`Work`, each as a plain
-    tuple in its fields' order, the record level last) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines 4-12): :func:`select`,
+    tuple in its fields' order, the record level last) runs at most ``max_iterations`` iterations of Algorithm
+    1's loop (lines 4-12): :func:`select`,
     then, unless the selected branch is already complete (lazy completion), its expansion: :func:`split` on
     every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count the children first) and
     :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
@@ -1394,12 +1396,12 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
     per child (:func:`report_select_step`, :func:`report_child`, :func:`report_backprop_step`), plain calls
     where they run once per iteration, per split or per completed branch (inlined too, these cost about 10 %
     more cold compile time). Written after their loops by plain calls, which pass every array as its fields
-    and re-read what the loop had at hand, the events made the kernel alone take about 1.4x b223f85's CPU time
-    at level full on lymph-o and tic-tac-toe-o (that kernel wrote them in its loops, compiled per level).
+    and re-read what the loop had at hand, the events made the kernel alone take about 1.45x b223f85's CPU time
+    at level full on lymph-o (that kernel wrote them in its loops, compiled per level).
 
     The groups arrive as plain tuples (``BranchesSolver.advance`` passes ``tuple(group)``) and the kernel
     names ``params`` again (``Params(*params)``): numba types a plain tuple of arrays and scalars in C, from
-    its fingerprint, and a namedtuple in Python, item by item (about 6 us more per call, a few per cent of a
+    its fingerprint, and a namedtuple in Python, item by item (about 4 us more per call, about 1 % of a
     sub-millisecond search).
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,

@@ -227,7 +227,7 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
         if self._work is None:
             self._work = kernels.make_work(self.params, self.data.YB.shape[1], self.user_bound)
         # the groups as plain tuples: numba types a tuple of arrays and scalars in C (by its fingerprint), a
-        # namedtuple in Python, item by item (7.6 us per call against 1-2 us; the kernel names them again)
+        # namedtuple in Python, item by item (about 4 us more per call; the kernel names them again)
         k, status = kernel(tuple(self.data), tuple(self.params), tuple(self.state), tuple(self._work), events,
                            max_iterations)
         if self.user_bound is not None and self.user_bound.nlog[0]:
