@@ -652,23 +652,24 @@ def new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best
 
 
 @njit
-def init_root(data, params, state):
-    """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}."""
+def init_root(params, y, WORD, CN, ND, NC, KEYS, TABLE, OCC):
+    """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}. ``params`` as a plain
+    tuple, the arrays one by one, as :func:`branches_kernel` gets them (numba types a namedtuple in Python)."""
+    params = Params(*params)
     n = params.n
     counts = np.zeros(params.K, np.int64)
     for r in range(n):
-        counts[data.y[r]] += 1
+        counts[y[r]] += 1
     pred = 0
     for k in range(counts.shape[0]):
         if counts[k] > counts[pred]:
             pred = k
     key = np.zeros(params.key_words, np.int64)
-    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     for w in range(key.shape[0]):
         KEYS[0, w] = 0
     has_actions = False  # some feature has two categories or more (WORD[i] >= 0)
-    for i in range(data.WORD.shape[0]):
-        if data.WORD[i] >= 0:
+    for i in range(WORD.shape[0]):
+        if WORD[i] >= 0:
             has_actions = params.max_depth != 0
     node, slot = lookup(TABLE, OCC, KEYS, key)
     return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, np.int64(0), n, counts[pred], pred,

@@ -210,7 +210,8 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
             RC=memory.zeros((max(cap * max(min(q // 2, self.params.keep + 2), 1), q), kernels.R_KIDS + cmax),
                             dtype),
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
-        kernels.init_root(self.data, self.params, self.state)
+        st = self.state
+        kernels.init_root(tuple(self.params), y32, WORD, st.counters, st.ND, st.NC, st.KEYS, st.TABLE, st.OCC)
         self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
         self.user_bound = None
         if bound is not None:
