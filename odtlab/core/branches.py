@@ -589,10 +589,14 @@ def bitset_rows(RB, rows):
 def majority(ccnt, j, K):
     """k* of the child of category j (Eq. 4): its most frequent class in the counts ``ccnt[j * K + k]``, the
     lowest on ties."""
+    base = j * K
     best = 0
+    top = ccnt[base]  # held in a register: the loop reads each count once
     for kk in range(1, K):
-        if ccnt[j * K + kk] > ccnt[j * K + best]:
+        c = ccnt[base + kk]
+        if c > top:
             best = kk
+            top = c
     return best
 
 
@@ -648,23 +652,24 @@ def new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, depth, n_l, n_best
 
 
 @njit
-def init_root(data, params, state):
-    """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}."""
+def init_root(params, y, WORD, CN, ND, NC, KEYS, TABLE, OCC):
+    """Evaluate the root before the loop (Appendix D.2): R(Omega) = max{H, 1 - lambda}. ``params`` as a plain
+    tuple, the arrays one by one, as :func:`branches_kernel` gets them (numba types a namedtuple in Python)."""
+    params = Params(*params)
     n = params.n
     counts = np.zeros(params.K, np.int64)
     for r in range(n):
-        counts[data.y[r]] += 1
+        counts[y[r]] += 1
     pred = 0
     for k in range(counts.shape[0]):
         if counts[k] > counts[pred]:
             pred = k
     key = np.zeros(params.key_words, np.int64)
-    CN, ND, NC, KEYS, TABLE, OCC = state.counters, state.ND, state.NC, state.KEYS, state.TABLE, state.OCC
     for w in range(key.shape[0]):
         KEYS[0, w] = 0
     has_actions = False  # some feature has two categories or more (WORD[i] >= 0)
-    for i in range(data.WORD.shape[0]):
-        if data.WORD[i] >= 0:
+    for i in range(WORD.shape[0]):
+        if WORD[i] >= 0:
             has_actions = params.max_depth != 0
     node, slot = lookup(TABLE, OCC, KEYS, key)
     return new_node(params, CN, ND, NC, KEYS, TABLE, OCC, key, slot, np.int64(0), n, counts[pred], pred,
@@ -944,15 +949,15 @@ def count_by_rows(Xt, y, rows, cnt, ccnt, i, c_i, K, m):
 
 
 @njit
-def report_init(params, state, events, k):
+def report_init(params, CN, ND, NC, events, k):
     """Init, and Terminated when the root is complete at birth (level summary and full)."""
-    ND, scale = state.ND, params.scale
+    scale = params.scale
     flags = ND[ROOT, D_FLAGS]
-    k = emit_init(events, k, state.counters[C_ITER], root=ROOT, lam=params.lam * scale, n=params.n, q=params.q,
+    k = emit_init(events, k, CN[C_ITER], root=ROOT, lam=params.lam * scale, n=params.n, q=params.q,
                   K=params.K, R=ND[ROOT, D_R] * scale, G=ND[ROOT, D_G] * scale, H=ND[ROOT, D_H] * scale,
-                  P=state.NC[ROOT, I_N] * params.den * scale, state=flags)
+                  P=NC[ROOT, I_N] * params.den * scale, state=flags)
     if flags & F_COMPLETE:
-        k = report_terminated(params, ND, state.counters, events, k, state.counters[C_ITER])
+        k = report_terminated(params, ND, CN, events, k, CN[C_ITER])
     return k
 
 
@@ -965,18 +970,7 @@ def report_terminated(params, ND, CN, events, k, it):
                            optimal=1)
 
 
-@njit
-def report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen):
-    """The ``plen`` steps of the descent :func:`select` made (it changes nothing, so they are written after it,
-    out of its loop): SelectStep at each branch ``path[t]`` and a SelectCandidate per open child."""
-    for t in range(plen):
-        v = path[t]
-        k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, ND[v, D_REC], test_c[t],
-                               path[t - 1] if t > 0 else -1)
-    return k
-
-
-@njit
+@njit(inline="always")
 def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous):
     """SelectStep at branch v (split record r, child category j) and a SelectCandidate per open child."""
     lam, den, scale = params.lam, params.den, params.scale
@@ -997,19 +991,21 @@ def report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous
         if sj & S_OPEN == 0:
             continue
         fl = CANDIDATE_CHOSEN if jj == j else 0
-        if sj & S_INLINE:
-            hj = leaf_value(den, inline_best(RC, sj))
-            k = emit_select_candidate(events, k, it, depth=ND[v, D_DEPTH] + 1, child_id=-1, node_id=v, feature=i,
-                                      category=jj * 1.0, R=purification_bound(den, lam, inline_n(RC, sj)) * scale,
-                                      G=hj * scale, n_l=inline_n(RC, sj), n_best=inline_best(RC, sj), H=hj * scale,
-                                      state=fl)
+        if sj & S_INLINE:  # a branch not expanded yet: R = P - lambda, G = H (Eq. 8)
+            c = -1
+            depth = ND[v, D_DEPTH] + 1
+            n_l, n_best = inline_n(RC, sj), inline_best(RC, sj)
+            R = purification_bound(den, lam, n_l)
+            G = H = leaf_value(den, n_best)
         else:
             c = sj >> 2
+            depth = ND[c, D_DEPTH]
+            n_l, n_best = NC[c, I_N], NC[c, I_NBEST]
+            R, G, H = ND[c, D_R], ND[c, D_G], ND[c, D_H]
             if ND[c, D_FLAGS] & F_COMPLETE:
                 fl |= CANDIDATE_COMPLETE
-            k = emit_select_candidate(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
-                                      category=jj * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale,
-                                      n_l=NC[c, I_N], n_best=NC[c, I_NBEST], H=ND[c, D_H] * scale, state=fl)
+        k = emit_select_candidate(events, k, it, depth=depth, child_id=c, node_id=v, feature=i, category=jj * 1.0,
+                                  R=R * scale, G=G * scale, n_l=n_l, n_best=n_best, H=H * scale, state=fl)
     return k
 
 
@@ -1040,11 +1036,12 @@ def report_iteration_end(params, ND, CN, events, k, it, flags):
                               evaluations=CN[C_EVALS], expanded=CN[C_EXPANDED], gap=(R - G) * scale, state=flags)
 
 
-@njit
+@njit(inline="always")
 def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
     """ChildEvaluated of child j of SPLIT ``sp`` (:func:`split`): memo branch ``c``, or (c = -1) a leaf
     for good (``state`` has F_COMPLETE; then also its NodeCompleted) or a branch not expanded yet (state
-    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8)."""
+    0), whose R and G follow from ``n_l`` rows, ``n_best`` of class ``pred`` (Eq. 8). Written in SPLIT's
+    loop, which has these values at hand (a second pass over the slots after the loop recomputed k* per child)."""
     lam, den, scale = params.lam, params.den, params.scale
     h = leaf_value(den, n_best)
     bound = purification_bound(den, lam, n_l)
@@ -1063,27 +1060,10 @@ def report_child(params, ND, events, k, it, sp, j, c, n_l, n_best, pred, state):
 
 
 @njit
-def report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done):
-    """The events of SPLIT ``sp`` (:func:`split`), written after its loop from the slots it filled (the children
-    it read are unchanged): ChildEvaluated per child (an inline slot without S_OPEN is a leaf for good,
-    settled when its errors are at most lambda * n or a researcher's bound settled it; with S_OPEN, a branch not
-    expanded yet; else a memo branch), then SplitScored: Q(l, i) = ``q_sum`` (Eq. 5), the split's incumbent
-    ``g_sum``."""
-    K, lam, den, scale = params.K, params.lam, params.den, params.scale
-    for j in range(sp.categories):
-        best_k = majority(ccnt, j, K)
-        n_best = ccnt[j * K + best_k]
-        s = RC[sp.record, R_KIDS + j]
-        c = -1
-        state = 0
-        if not s & S_INLINE:
-            c = s >> 2
-            state = ND[c, D_FLAGS] | F_MEMO_HIT
-        elif not s & S_OPEN:
-            state = F_COMPLETE | F_LEAF
-            if sp.child_actions or leaf_value(den, n_best) >= purification_bound(den, lam, cnt[j]):
-                state |= F_SETTLED  # by Eq. 8, or by a researcher's bound (:func:`bound_settles`)
-        k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
+def report_split(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done):
+    """SplitScored of SPLIT ``sp`` (:func:`split`), after the ChildEvaluated of its children: Q(l, i) = ``q_sum``
+    (Eq. 5), the split's incumbent ``g_sum``."""
+    scale = params.scale
     return emit_split_scored(events, k, it, depth=sp.depth, node_id=sp.leaf, feature=sp.feature, Q=q_sum * scale,
                              R_before=ND[sp.leaf, D_R] * scale, g=g_sum * scale, n_open=n_open,
                              n_children=sp.categories, done=(done - params.lam) * scale, complete=n_open == 0)
@@ -1105,24 +1085,7 @@ def report_expansion(params, ND, RC, path, events, k, it, leaf, n_act, r_before,
     return k
 
 
-@njit
-def report_children_closed(params, ND, RC, CAT, events, k, it, v, r):
-    """ChildClosed for each open memo child of branch v's split record r that is complete: the children
-    :func:`backpropagate` then moves to the complete side (errata E2), written before it does."""
-    scale = params.scale
-    i = rec_feature(RC, r)
-    for j in range(CAT[i]):
-        s = RC[r, R_KIDS + j]
-        if s & S_OPEN == 0 or s & S_INLINE:
-            continue
-        c = s >> 2
-        if ND[c, D_FLAGS] & F_COMPLETE:
-            k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
-                                  category=j * 1.0, R=ND[c, D_R] * scale, G=ND[c, D_G] * scale)
-    return k
-
-
-@njit
+@njit(inline="always")
 def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, removed, reason):
     """BackpropStep at ``path[t]`` whose top split was on feature i (``change``: that split's Q, the
     branch's R and G before the step, and the split's new Q), and its NodeCompleted when ``reason``
@@ -1146,14 +1109,14 @@ def report_backprop_step(params, ND, RC, path, events, k, it, t, i, change, remo
 
 
 @njit(inline="always")
-def select(params, ND, RC, CAT, path, test_f, test_c):
+def select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it):
     """SELECT (Algorithm 1, lines 14-23): from the root, follow each expanded, open branch's best split
     (the top of its heap, line 18) to the open child the child rule picks (line 19: min G by default,
     Appendix D.2), until a branch that is not expanded, is complete or has the dropped bound of
     :func:`keep_best` on top (expanded again). A child not in the memo yet ends
-    the descent (``inline``: the record holding its slot, else -1). Reads only (its events are written after
-    it, :func:`report_select_steps`). Returns ``(v, plen, inline)``: ``path[:plen + 1]`` the memo nodes of
-    the path, ``v`` the last, ``test_f / test_c[:plen]`` its tests."""
+    the descent (``inline``: the record holding its slot, else -1). Changes nothing but the path; at level
+    full it writes each step's events (:func:`report_select_step`). Returns ``(v, plen, inline, k)``:
+    ``path[:plen + 1]`` the memo nodes of the path, ``v`` the last, ``test_f / test_c[:plen]`` its tests."""
     v = ROOT
     plen = 0
     path[0] = ROOT
@@ -1165,6 +1128,9 @@ def select(params, ND, RC, CAT, path, test_f, test_c):
             break
         j = select_child(ND, RC, r, CAT[i], params.child_rule, params.den)
         s = RC[r, R_KIDS + j]
+        if level >= LEVEL_FULL:
+            previous = path[plen - 1] if plen > 0 else -1
+            k = report_select_step(params, ND, NC, RC, CAT, events, k, it, v, r, j, previous)
         test_f[plen] = i  # the branch's tests are the steps of the path
         test_c[plen] = j
         plen += 1
@@ -1173,7 +1139,7 @@ def select(params, ND, RC, CAT, path, test_f, test_c):
             break
         v = s >> 2
         path[plen] = v
-    return v, plen, inline
+    return v, plen, inline, k
 
 
 @njit(inline="always")
@@ -1198,7 +1164,10 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
     :func:`purification_bound`) or a memo branch (its R), found by its key (``key`` holds the leaf's).
     Q(l, i) = -lambda + sum of the children's R (Eq. 5, line 88), done = the part from complete children
     (line 90); the split's incumbent G = -lambda + sum of their G may improve G(l). A researcher's bound
-    ``ubound`` may settle an open child (:func:`bound_settles`). Returns k."""
+    ``ubound`` may settle an open child (:func:`bound_settles`). At level full each child's ChildEvaluated
+    (:func:`report_child`: a leaf for good, settled when its errors are at most lambda * n or a researcher's
+    bound settled it; a branch not expanded yet; or a memo branch) is written in the loop, then SplitScored.
+    Returns k."""
     K, lam, den = params.K, params.lam, params.den
     leaf, i, r, wi = sp.leaf, sp.feature, sp.record, sp.word
     q_sum = -lam
@@ -1211,30 +1180,37 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         h = leaf_value(den, n_best)
         bound = purification_bound(den, lam, cnt[j])
         settled = h >= bound or (sp.child_actions and bound_settles(ubound, params, ccnt, j, cnt[j] - n_best, sp))
+        c = -1
         if settled or not sp.child_actions:  # complete at birth: a leaf for good
             CN[C_EVALS] += 1
             RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, False)
             q_sum += h
             g_sum += h
             done += h
-            continue
-        key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
-        c, slot = lookup(TABLE, OCC, KEYS, key)
-        if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
-            CN[C_EVALS] += 1
-            RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
-            q_sum += bound
-            g_sum += h
-            n_open += 1
-            continue
-        q_sum += ND[c, D_R]
-        g_sum += ND[c, D_G]
-        if ND[c, D_FLAGS] & F_COMPLETE:
-            done += ND[c, D_R]
-            RC[r, R_KIDS + j] = c * 4
+            state = F_COMPLETE | F_LEAF | (F_SETTLED if settled else 0)  # by Eq. 8, or by a researcher's bound
         else:
-            n_open += 1
-            RC[r, R_KIDS + j] = c * 4 + S_OPEN
+            key[wi] = KEYS[leaf, wi] + (j + 1) * sp.radix
+            c, slot = lookup(TABLE, OCC, KEYS, key)
+            if c < 0:  # not expanded yet: R = P - lambda, G = H (Eq. 8)
+                CN[C_EVALS] += 1
+                RC[r, R_KIDS + j] = inline_slot(RC, cnt[j], n_best, True)
+                q_sum += bound
+                g_sum += h
+                n_open += 1
+                state = 0
+            else:
+                state = ND[c, D_FLAGS]
+                q_sum += ND[c, D_R]
+                g_sum += ND[c, D_G]
+                if state & F_COMPLETE:
+                    done += ND[c, D_R]
+                    RC[r, R_KIDS + j] = c * 4
+                else:
+                    n_open += 1
+                    RC[r, R_KIDS + j] = c * 4 + S_OPEN
+                state |= F_MEMO_HIT
+        if level >= LEVEL_FULL:
+            k = report_child(params, ND, events, k, it, sp, j, c, cnt[j], n_best, best_k, state)
     key[wi] = KEYS[leaf, wi]
     RC[r, R_Q] = q_sum
     RC[r, R_DONE] = done
@@ -1243,7 +1219,7 @@ def split(level, params, ND, RC, CN, KEYS, TABLE, OCC, key, cnt, ccnt, events, k
         ND[leaf, D_G] = g_sum
         ND[leaf, D_BEST] = i
     if level >= LEVEL_FULL:
-        k = report_split(params, ND, RC, cnt, ccnt, events, k, it, sp, q_sum, g_sum, n_open, done)
+        k = report_split(params, ND, events, k, it, sp, q_sum, g_sum, n_open, done)
     return k
 
 
@@ -1343,7 +1319,8 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
     branch on the path, recompute the Q of the split Selection followed (still the top of its heap) from
     its children's R, moving the children completed since to the complete side (line 44, errata E2),
     restore the heap and refresh R(l) and completeness (lines 48-53); G(l) improves with the split's
-    incumbent. Returns k."""
+    incumbent. At level full a ChildClosed precedes each move and a BackpropStep ends each step
+    (:func:`report_backprop_step`). Returns k."""
     lam, den = params.lam, params.den
     for t in range(plen - 1, -1, -1):
         v = path[t]
@@ -1357,8 +1334,6 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
         q_sum = -lam + done
         g_sum = -lam + done
         removed = 0
-        if level >= LEVEL_FULL:
-            k = report_children_closed(params, ND, RC, CAT, events, k, it, v, r)
         for j in range(CAT[i]):
             s = RC[r, R_KIDS + j]
             if s & S_OPEN == 0:
@@ -1369,6 +1344,9 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
                 continue
             c = s >> 2
             if ND[c, D_FLAGS] & F_COMPLETE:  # move it to the complete side (docs/errata.md, Branches E2)
+                if level >= LEVEL_FULL:
+                    k = emit_child_closed(events, k, it, depth=ND[c, D_DEPTH], child_id=c, node_id=v, feature=i,
+                                          category=j * 1.0, R=ND[c, D_R] * params.scale, G=ND[c, D_G] * params.scale)
                 done += ND[c, D_R]
                 q_sum += ND[c, D_R]
                 g_sum += ND[c, D_R]
@@ -1397,8 +1375,9 @@ def backpropagate(level, params, ND, NC, RC, FREE, CAT, path, events, k, it, ple
 @njit
 def branches_kernel(data, params, state, work, events, max_iterations, level):
     """The Branches kernel: ``branches_kernel(data, params, state, work, events, max_iterations, level) ->
-    (n_events, status)`` (:class:`Data`, :class:`Params`, :class:`State`, scratch :class:`Work`, the record
-    level last) runs at most ``max_iterations`` iterations of Algorithm 1's loop (lines 4-12): :func:`select`,
+    (n_events, status)`` (:class:`Data`, :class:`Params`, :class:`State`, scratch :class:`Work`, each as a plain
+    tuple in its fields' order, the record level last) runs at most ``max_iterations`` iterations of Algorithm
+    1's loop (lines 4-12): :func:`select`,
     then, unless the selected branch is already complete (lazy completion), its expansion: :func:`split` on
     every split action (:func:`count_by_bitsets` or :func:`count_by_rows` count the children first) and
     :func:`expand`; then :func:`backpropagate` (Section 4.2, Appendix D.2). Before an iteration changes
@@ -1413,14 +1392,24 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
     (:func:`split_actions`, :func:`needs_room`, :func:`extract_rows`, :func:`memoise_selected`,
     :func:`link_parents`, :func:`release`) cut the cold compile from about 26 s to 21 s of CPU, but the fits
     of ``benchmarks/bench_branches.py``'s quick cases took a median 1.16x the CPU time of the previous kernel's
-    (1.05x inlined). Their events are written by the
-    ``report_*`` functions, which are not inlined, so the event code stays out of the IR that numba inlines
-    into the kernel.
+    (1.05x inlined). Events are written where their values are at hand, behind the level test: in the loops
+    (ChildClosed in :func:`backpropagate`'s) or by ``report_*`` functions, inlined where they run per step or
+    per child (:func:`report_select_step`, :func:`report_child`, :func:`report_backprop_step`), plain calls
+    where they run once per iteration, per split or per completed branch (inlined too, these cost about 10 %
+    more cold compile time). Written after their loops by plain calls, which pass every array as its fields
+    and re-read what the loop had at hand, the events made the kernel alone take about 1.45x b223f85's CPU time
+    at level full on lymph-o (that kernel wrote them in its loops, compiled per level).
+
+    The groups arrive as plain tuples (``BranchesSolver.advance`` passes ``tuple(group)``) and the kernel
+    names ``params`` again (``Params(*params)``): numba types a plain tuple of arrays and scalars in C, from
+    its fingerprint, and a namedtuple in Python, item by item (about 4 us more per call, about 1 % of a
+    sub-millisecond search).
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
     is over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
     """
+    params = Params(*params)
     Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
     CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
     events = borrowed(events)
@@ -1430,10 +1419,10 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         if k + epi > events.shape[0]:
             return k, STATUS_BUFFER
         CN[C_INIT] = 1
-        k = report_init(params, state, events, k)
+        k = report_init(params, CN, ND, NC, events, k)
     if ND[ROOT, D_FLAGS] & F_COMPLETE:
         return k, STATUS_DONE
-    ubound = work.bound
+    ubound = work[2]  # Work.bound
     path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
     done_it = 0
     while done_it < max_iterations:
@@ -1443,9 +1432,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         it = CN[C_ITER] + 1  # this is the it-th iteration (events carry it; Init carries 0)
         if level >= LEVEL_FULL:
             k = report_iteration_start(params, ND, CN, events, k, it)
-        v, plen, inline = select(params, ND, RC, CAT, path, test_f, test_c)
-        if level >= LEVEL_FULL:
-            k = report_select_steps(params, ND, NC, RC, CAT, path, test_c, events, k, it, plen)
+        v, plen, inline, k = select(level, params, ND, NC, RC, CAT, path, test_f, test_c, events, k, it)
         lazy = inline < 0 and (ND[v, D_FLAGS] & F_COMPLETE) != 0  # completed through another parent
         n_act = 0
         if not lazy:

@@ -210,7 +210,8 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
             RC=memory.zeros((max(cap * max(min(q // 2, self.params.keep + 2), 1), q), kernels.R_KIDS + cmax),
                             dtype),
             FREE=np.full(q + 1, -1, dtype=np.int64))  # free blocks of split records by size (kernels.release)
-        kernels.init_root(self.data, self.params, self.state)
+        st = self.state
+        kernels.init_root(tuple(self.params), y32, WORD, st.counters, st.ND, st.NC, st.KEYS, st.TABLE, st.OCC)
         self._work = None  # the kernel's scratch memory (kernels.Work), made at its first call
         self.user_bound = None
         if bound is not None:
@@ -226,7 +227,10 @@ class BranchesSolver(bounds.PicklesUserBound, Solver):
     def advance(self, kernel, events, max_iterations):
         if self._work is None:
             self._work = kernels.make_work(self.params, self.data.YB.shape[1], self.user_bound)
-        k, status = kernel(self.data, self.params, self.state, self._work, events, max_iterations)
+        # the groups as plain tuples: numba types a tuple of arrays and scalars in C (by its fingerprint), a
+        # namedtuple in Python, item by item (about 4 us more per call; the kernel names them again)
+        k, status = kernel(tuple(self.data), tuple(self.params), tuple(self.state), tuple(self._work), events,
+                           max_iterations)
         if self.user_bound is not None and self.user_bound.nlog[0]:
             self.check_user_bound()
         self._note_incumbent()
