@@ -177,6 +177,50 @@ def test_a_depth3_kernel_call_ends_after_its_work_budget():
     assert [tuple(r) for r in chunked.events().tolist()] == [tuple(r) for r in whole.events().tolist()]
 
 
+def _depth2_loss(rank, y, tree, rows):
+    """Misclassifications on ``rows`` of a depth-2 tree in global ranks (f, t, fl, tl, fr, tr; feature -1: no split)."""
+    side = np.zeros(len(rows), np.int64)
+    if tree[0] >= 0:
+        side[rank[tree[0], rows] > tree[1]] = 2
+    for s in (0, 2):
+        f = tree[2 + s]
+        if f >= 0:
+            side[(side == s) & (rank[f, rows] > tree[3 + s])] += 1
+    return sum(int((side == leaf).sum() - np.bincount(y[rows][side == leaf], minlength=1).max()) for leaf in range(4)
+               if (side == leaf).any())
+
+
+def test_depth3_tuples_carry_the_trees_of_their_end_points():
+    """A root tuple keeps the depth-2 trees its parent's inner solves found at its end points (``T[11]``), the warm
+    starts of its own inner solves: each such tree, re-evaluated on its set (left: rank <= t, right: rank > t),
+    has the loss the parent's SubtreeSolved event reported there, and never less than the tuple's lower bound of
+    that set. Fails when the trees are not passed down (every end tree a leaf) or land at the wrong end."""
+    data = datasets.load("gen/random-continuous")
+    X, y = data.X[:80 if JIT else 40], data.y[:80 if JIT else 40]
+    sol = solver(X, y, depth=3)
+    search = Search(sol, record="full")
+    rank, yk = sol.data.rank, sol.data.y
+    checked = 0
+    while not search.done:
+        search.run(max_iterations=1)
+        tr = search.trace()
+        solved = tr[tr.kind == kernels.QB_SUBPROBLEM]
+        ub = {(int(r.node), int(r.flags), int(r.i0)): r.upper for r in solved.itertuples()}
+        T = sol.T
+        for x in range(int(sol.ist[kernels.I_HEAD]), int(sol.ist[kernels.I_TAIL])):
+            f0, a, b, parent = T[0][x], T[1][x], T[2][x], T[6][x]
+            ends = [(kernels.END_LA, 0, a, T[7][x]), (kernels.END_LB, 0, b, T[9][x]),
+                    (kernels.END_RA, 1, a, T[10][x]), (kernels.END_RB, 1, b, T[8][x])]
+            for off, side, t, bound in ends:
+                rows = np.flatnonzero(rank[f0] <= t if side == 0 else rank[f0] > t)
+                loss = _depth2_loss(rank, yk, T[11][x, off:off + 6], rows)
+                assert loss >= bound
+                if np.isfinite(ub.get((parent, side, t), np.inf)):
+                    assert loss == ub[parent, side, t]
+                    checked += 1
+    assert checked > 10
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_full_arrays_grow_and_the_search_is_unchanged(depth):
     data = datasets.load("gen/random-continuous")

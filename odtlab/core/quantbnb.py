@@ -1024,8 +1024,11 @@ def make_view(p, n, mo):
 # --------------------------------------------------------------------------------------------------
 # depth 2: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tF1, tF2, tcA, tcB, tcLb, tcRa). tfl bit 1: a settled,
 # bit 2: b settled; tcA, tcB, tcLb, tcRa: the stump losses cached at the settled end points (process_tuple).
-# depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa): lower bounds of the optimal
-# depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a.
+# depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa, ttr): lower bounds of the optimal
+# depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a; ttr the
+# depth-2 trees (global ranks, ``_no_tree`` if none) the inner solves left for the left set at a and at b and the
+# right set at a and at b (``END_TREES`` offsets), the warm starts of the tuple's own inner solves.
+END_LA, END_LB, END_RA, END_RB = 0, 6, 12, 18
 
 @njit
 def alloc_tuples2(cap, p):
@@ -1038,10 +1041,11 @@ def alloc_tuples2(cap, p):
 
 @njit
 def alloc_tuples3(cap):
-    """Depth-3 root-tuple storage for ``cap`` tuples."""
+    """Depth-3 root-tuple storage for ``cap`` tuples; column 11 holds the depth-2 trees of its end points
+    (``END_LA`` ...)."""
     return (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
             np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap), np.zeros(cap),
-            np.zeros(cap), np.zeros(cap))
+            np.zeros(cap), np.zeros(cap), np.full((cap, 24), -1, np.int64))
 
 
 @njit(inline="always")
@@ -1074,6 +1078,7 @@ def _copy_row3(src, i, dst, j):
     dst[8][j] = src[8][i]
     dst[9][j] = src[9][i]
     dst[10][j] = src[10][i]
+    copy_flat(dst[11][j], src[11][i])
 
 
 @njit
@@ -1577,10 +1582,12 @@ def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
 
 
 @njit
-def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, warm):
+def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, alt):
     """Optimal depth-2 loss D2 of the rows with lo < rank[f0] <= hi, against a cutoff (see d2_solve).
 
-    With ``warm``, ``tree`` holds a tree of a neighbouring set, the first incumbent of the solve.
+    ``tree`` and ``alt`` hold depth-2 trees of neighbouring sets (or ``_no_tree``, a single leaf): the one of
+    lower loss on these rows is the solve's first incumbent (a warm start; any tree is a depth-2 tree of the
+    rows, so its loss is an upper bound of D2 and the solve stays exact below the cutoff).
     Returns (lb, ub, inner steps, stump scans, rows). Nothing is solved when lb = 0 already reaches
     the cutoff.
     """
@@ -1592,11 +1599,11 @@ def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, warm):
     if m == 0:
         _no_tree(tree)
         return 0.0, 0.0, 0, 0, 0
-    best0 = np.inf
-    if warm:
-        best0 = _view_loss(V, P.cls, tree, E[1][2][5], E[1][2][7])
-    else:
-        _no_tree(tree)
+    best0 = _view_loss(V, P.cls, tree, E[1][2][5], E[1][2][7])
+    other = _view_loss(V, P.cls, alt, E[1][2][5], E[1][2][7])
+    if other < best0:
+        best0 = other
+        copy_flat(tree, alt)
     lb, ub, st, ps = d2_solve(V, P, cutoff, floor, E, tree, best0)
     return lb, ub, st, ps, m
 
@@ -1696,7 +1703,8 @@ def all_rows3(D, P, state, work, U):
     points settled. Returns the solve's (lb, ub, steps, rows) and the incumbent history row (-1: U kept)."""
     T, ist, hist = state.T, state.counters, state.hist
     tree = work.sides.trL[0]
-    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, np.bool_(False))
+    _no_tree(tree)
+    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, tree)
     _count_inner(ist, st, ps)
     row = -1
     if ub < U - P.tol:
@@ -1722,6 +1730,11 @@ def all_rows3(D, P, state, work, U):
             T[8][tail] = 0.0
             T[9][tail] = lb
             T[10][tail] = lb
+            for c in range(6):  # left at u(f) and right at 0: all rows; left at 0 and right at u(f): no rows
+                T[11][tail, END_LA + c] = -1 if c % 2 == 0 else 0
+                T[11][tail, END_LB + c] = tree[c]
+                T[11][tail, END_RA + c] = tree[c]
+                T[11][tail, END_RB + c] = -1 if c % 2 == 0 else 0
             tail += 1
     ist[I_TAIL] = tail
     ist[I_NEXT_ID] = D.rank.shape[0]
@@ -1745,12 +1758,16 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbL[0] = T[7][x]
         ubL[0] = np.inf
         lbL[npts - 1] = Lb
+        for c in range(6):
+            trL[0, c] = T[11][x, END_LA + c]
+            trL[npts - 1, c] = T[11][x, END_LB + c]
     spent = 0
     for j in range(j0, npts - 1):
         if spent >= budget:
             return j, spent
         sd.solves[0, j, 0] = 0.0
         ubL[j] = np.inf
+        copy_flat(trL[j], trL[j - 1])  # the nearest tree of the side, also where no solve runs
         lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
         rfloor = Rb
         if P.similarity:  # similarity: removing n rows lowers the 0-1 loss by at most n
@@ -1760,10 +1777,8 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         cut = U - rfloor
         if not lbL[j] < cut + P.margin:
             continue
-        warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
-        if warm:
-            copy_flat(trL[j], trL[j - 1])
-        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
+        # warm start: the better of the trees at t_{j-1} and at b on this set
+        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], trL[npts - 1])
         lbL[j] = max(lb, lbL[j])
         ubL[j] = ub
         _count_inner(state.counters, st, ps)
@@ -1786,6 +1801,9 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbR[npts - 1] = T[8][x]
         ubR[npts - 1] = np.inf
         lbR[0] = Ra
+        for c in range(6):
+            trR[0, c] = T[11][x, END_RA + c]
+            trR[npts - 1, c] = T[11][x, END_RB + c]
     spent = 0
     for j in range(j0, 0, -1):
         if spent >= budget:
@@ -1793,6 +1811,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         sd.solves[1, j, 0] = 0.0
         sd.solves[1, j, 6] = -1.0
         ubR[j] = np.inf
+        copy_flat(trR[j], trR[j + 1])
         lbR[j] = lbR[j + 1]
         if P.similarity:
             lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
@@ -1800,10 +1819,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         cut = U - lbL[j - 1]
         if not lbR[j] < cut + P.margin:
             continue
-        warm = j <= npts - 3 and ubR[j + 1] < np.inf
-        if warm:
-            copy_flat(trR[j], trR[j + 1])
-        lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], warm)
+        lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], trR[0])
         lbR[j] = max(lb, lbR[j])
         ubR[j] = ub
         _count_inner(ist, st, ps)
@@ -1894,6 +1910,11 @@ def refine3(D, P, state, x, U, work):
             T[8][tail] = lbR[j]
             T[9][tail] = lbL[j]
             T[10][tail] = lbR[j - 1]
+            for c in range(6):
+                T[11][tail, END_LA + c] = sd.trL[j - 1, c]
+                T[11][tail, END_LB + c] = sd.trL[j, c]
+                T[11][tail, END_RA + c] = sd.trR[j - 1, c]
+                T[11][tail, END_RB + c] = sd.trR[j, c]
             cid[j - 1] = ist[I_NEXT_ID]
             ist[I_NEXT_ID] += 1
             tail += 1
