@@ -63,14 +63,17 @@ It starts from the better of two trees on its rows (warm start): its side's tree
 the tree found for the superset of its rows at the root tuple's far end (left side: the left set at b; right side:
 the right set at a); a root tuple carries the trees of its end points from its parent (``T[11]``). It stops early
 once its best tree reaches the lower bound known before the solve, and skips a queued tuple whose bound (W, chain
-(55)) has reached min(cutoff, best) since it was pushed. Both are sound: any depth-2 tree's loss on the rows is
-at least D2, so a warm start only lowers the incumbent Algorithm 1 prunes against (Theorem 4.2 holds for any U a
-stored tree attains), and a skipped tuple's bound joins the pruned bounds the returned lower bound is the minimum
-of. Where a point's two subtrees are known, ``rethreshold3`` keeps them and moves the root threshold to the best
-cut of f0 for their leaves' classes, an upper bound (a depth-3 tree, its loss recomputed with refitted leaves) [not
-in the paper]: on quantbnb/raisin U reaches 77 and 76 after 80 % and 98 % of the inner iterations, against 76 at
-99.7 % before. The paper's other choices for W and V (nested alive
-sets Phi per root tuple, Appendix C) are not implemented. The two levels have their own s (``Params.s`` for the
+(55)) has reached min(cutoff, best) since it was pushed. Per inner root feature it also starts from the lower bound
+the solve of a subset of its rows proved for that feature (``d2_solve``'s ``low``: the left set at a for the left
+sides, the right set at b for the right sides, carried in ``T[12]``; Lemma B.3). All are sound: any depth-2 tree's
+loss on the rows is at least D2, so a warm start only lowers the incumbent Algorithm 1 prunes against (Theorem 4.2
+holds for any U a stored tree attains); a tree's loss on a superset is at least its loss on the subset, so the
+subset's per-feature bound holds; and a skipped tuple's bound joins the pruned bounds the returned lower bound is
+the minimum of. Where a point's two subtrees are known, ``rethreshold3`` keeps them and moves the root threshold to
+the best cut of f0 for their leaves' classes, an upper bound (a depth-3 tree, its loss recomputed with refitted
+leaves) [not in the paper]: on quantbnb/raisin U reaches 77 and 76 after 80 % and 98 % of the inner iterations,
+against 76 at 99.7 % before. The paper's other choices for W and V (nested alive sets Phi per root tuple, Appendix
+C) are not implemented. The two levels have their own s (``Params.s`` for the
 root tuples, ``S_ROOT3`` = 2 by default; ``Params.s_inner``, the user's s, for the inner solves, as the authors'
 code has s and s2): any s >= 2 is sound at either level, since the points t_0 = a < ... < t_s = b cover [a, b]
 with slices whose bounds hold for any points (chain (55), Lemma B.3), and Algorithm 1 is exact for any s
