@@ -1808,7 +1808,8 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         for c in range(6):
             trL[0, c] = T[11][x, END_LA + c]
             trL[npts - 1, c] = T[11][x, END_LB + c]
-        copy_flat(sd.lowL[0], T[12][x, :D.rank.shape[0]])
+        for f in range(sd.lowL.shape[1]):
+            sd.lowL[0, f] = T[12][x, f]
     spent = 0
     for j in range(j0, npts - 1):
         if spent >= budget:
@@ -1855,7 +1856,8 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         for c in range(6):
             trR[0, c] = T[11][x, END_RA + c]
             trR[npts - 1, c] = T[11][x, END_RB + c]
-        copy_flat(sd.lowR[npts - 1], T[12][x, D.rank.shape[0]:])
+        for f in range(sd.lowR.shape[1]):
+            sd.lowR[npts - 1, f] = T[12][x, sd.lowR.shape[1] + f]
     spent = 0
     for j in range(j0, 0, -1):
         if spent >= budget:
@@ -1899,7 +1901,7 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
     return 0, spent
 
 
-@njit(inline="always")
+@njit
 def _leaf2(rank, tree, i):
     """The leaf (0-3) row i reaches in a depth-2 tree given in global ranks (feature -1: no split)."""
     side = 0
@@ -2036,8 +2038,9 @@ def refine3(D, P, state, x, U, work):
                 T[11][tail, END_RA + c] = sd.trR[j - 1, c]
                 T[11][tail, END_RB + c] = sd.trR[j, c]
             p = sd.lowL.shape[1]
-            copy_flat(T[12][tail, :p], sd.lowL[j - 1])
-            copy_flat(T[12][tail, p:], sd.lowR[j])
+            for f in range(p):
+                T[12][tail, f] = sd.lowL[j - 1, f]
+                T[12][tail, p + f] = sd.lowR[j, f]
             cid[j - 1] = ist[I_NEXT_ID]
             ist[I_NEXT_ID] += 1
             tail += 1
