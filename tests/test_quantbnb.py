@@ -177,6 +177,95 @@ def test_a_depth3_kernel_call_ends_after_its_work_budget():
     assert [tuple(r) for r in chunked.events().tolist()] == [tuple(r) for r in whole.events().tolist()]
 
 
+def _depth2_leaf(rank, tree, i):
+    """The leaf (0-3) row i reaches in a depth-2 tree in global ranks (f, t, fl, tl, fr, tr; feature -1: no split)."""
+    side = 2 if tree[0] >= 0 and rank[tree[0], i] > tree[1] else 0
+    f = tree[2 + side]
+    return side + 1 if f >= 0 and rank[f, i] > tree[3 + side] else side
+
+
+def _depth2_loss(rank, y, tree, rows):
+    """Misclassifications on ``rows`` of a depth-2 tree in global ranks, its leaves refitted."""
+    side = np.array([_depth2_leaf(rank, tree, i) for i in rows], np.int64)
+    return sum(int((side == leaf).sum() - np.bincount(y[rows][side == leaf], minlength=1).max()) for leaf in range(4)
+               if (side == leaf).any())
+
+
+def test_depth3_tuples_carry_the_trees_of_their_end_points():
+    """A root tuple keeps the depth-2 trees its parent's inner solves found at its end points (``T[11]``), the warm
+    starts of its own inner solves: each such tree, re-evaluated on its set (left: rank <= t, right: rank > t),
+    has the loss the parent's SubtreeSolved event reported there, and never less than the tuple's lower bound of
+    that set. Fails when the trees are not passed down (every end tree a leaf) or land at the wrong end."""
+    data = datasets.load("gen/random-continuous")
+    X, y = data.X[:80 if JIT else 40], data.y[:80 if JIT else 40]
+    sol = solver(X, y, depth=3)
+    search = Search(sol, record="full")
+    rank, yk = sol.data.rank, sol.data.y
+    checked = 0
+    while not search.done:
+        search.run(max_iterations=1)
+        tr = search.trace()
+        solved = tr[tr.kind == kernels.QB_SUBPROBLEM]
+        ub = {(int(r.node), int(r.flags), int(r.i0)): r.upper for r in solved.itertuples()}
+        T = sol.T
+        for x in range(int(sol.ist[kernels.I_HEAD]), int(sol.ist[kernels.I_TAIL])):
+            f0, a, b, parent = T[0][x], T[1][x], T[2][x], T[6][x]
+            ends = [(kernels.END_LA, 0, a, T[7][x]), (kernels.END_LB, 0, b, T[9][x]),
+                    (kernels.END_RA, 1, a, T[10][x]), (kernels.END_RB, 1, b, T[8][x])]
+            for off, side, t, bound in ends:
+                rows = np.flatnonzero(rank[f0] <= t if side == 0 else rank[f0] > t)
+                loss = _depth2_loss(rank, yk, T[11][x, off:off + 6], rows)
+                assert loss >= bound
+                if np.isfinite(ub.get((parent, side, t), np.inf)):
+                    assert loss == ub[parent, side, t]
+                    checked += 1
+    assert checked > 10
+
+
+def test_rethreshold3_moves_the_root_of_two_subtrees_to_its_best_cut():
+    """``rethreshold3`` (an upper bound at depth 3, not in the paper): with the subtrees' leaf classes fixed at their
+    majorities under root threshold t, the cut t' of f0 it picks misclassifies the fewest rows among all cuts
+    (checked against every cut), and the loss it returns is the tree at t' with refitted leaves, recomputed here."""
+    data = datasets.load("gen/random-continuous")
+    X, y = data.X[:60], data.y[:60]
+    D = solver(X, y, depth=3).data
+    rank, yk = D.rank, D.y
+    rng = np.random.default_rng(0)
+    moved = 0
+    for _ in range(40):
+        f0 = int(rng.integers(rank.shape[0]))
+        t = int(rng.integers(1, D.u[f0]))
+        trees = []
+        for _side in range(2):
+            f = rng.integers(rank.shape[0], size=3)
+            trees.append(np.array([f[0], rng.integers(1, D.u[f[0]]), f[1], rng.integers(1, D.u[f[1]]), f[2],
+                                   rng.integers(1, D.u[f[2]])], np.int64))
+        trL, trR = trees
+        leafL = np.array([_depth2_leaf(rank, trL, i) for i in range(len(yk))])
+        leafR = np.array([_depth2_leaf(rank, trR, i) for i in range(len(yk))]) + 4
+
+        def fixed(cut, labels):
+            leaf = np.where(rank[f0] <= cut, leafL, leafR)
+            return int((labels[leaf] != yk).sum())
+
+        def refit(cut):
+            leaf = np.where(rank[f0] <= cut, leafL, leafR)
+            return sum(int((leaf == g).sum() - np.bincount(yk[leaf == g]).max()) for g in range(8) if (leaf == g).any())
+
+        leaf_t = np.where(rank[f0] <= t, leafL, leafR)
+        labels = np.array([np.bincount(yk[leaf_t == g], minlength=2).argmax() if (leaf_t == g).any() else 0
+                           for g in range(8)])
+        cuts = {c: fixed(c, labels) for c in range(1, D.u[f0])}
+        loss, t2 = kernels.rethreshold3(D, f0, t, trL, trR, 2)
+        if np.isinf(loss):
+            assert min(cuts.values()) >= refit(t) and t2 == t
+            continue
+        moved += 1
+        assert cuts[t2] == min(cuts.values()) < refit(t)
+        assert loss == refit(t2) <= cuts[t2]
+    assert moved >= 10
+
+
 @pytest.mark.parametrize("depth", [2, 3])
 def test_full_arrays_grow_and_the_search_is_unchanged(depth):
     data = datasets.load("gen/random-continuous")

@@ -59,9 +59,21 @@ re-numbered among the set's own distinct values). Condition (ii) becomes D2(left
 D2(right at t_j) >= U => the slice is pruned (chain (55), by the monotonicity of Lemma B.3); condition
 (i) holds trivially. An inner solve gets a cutoff c (U minus a lower bound of the other side): it
 prunes against min(c, its best) and returns a certified lower bound, exact whenever it is below c.
-It starts from the tree of the neighbouring point (warm start) and stops early once its best tree
-reaches the lower bound known before the solve. The paper's other choices for W and V (nested alive
-sets Phi per root tuple, Appendix C) are not implemented. The two levels have their own s (``Params.s`` for the
+It starts from the better of two trees on its rows (warm start): its side's tree at the neighbouring point, and
+the tree found for the superset of its rows at the root tuple's far end (left side: the left set at b; right side:
+the right set at a); a root tuple carries the trees of its end points from its parent (``T[11]``). It stops early
+once its best tree reaches the lower bound known before the solve, and skips a queued tuple whose bound (W, chain
+(55)) has reached min(cutoff, best) since it was pushed. Per inner root feature it also starts from the lower bound
+the solve of a subset of its rows proved for that feature (``d2_solve``'s ``low``: the left set at a for the left
+sides, the right set at b for the right sides, carried in ``T[12]``; Lemma B.3). All are sound: any depth-2 tree's
+loss on the rows is at least D2, so a warm start only lowers the incumbent Algorithm 1 prunes against (Theorem 4.2
+holds for any U a stored tree attains); a tree's loss on a superset is at least its loss on the subset, so the
+subset's per-feature bound holds; and a skipped tuple's bound joins the pruned bounds the returned lower bound is
+the minimum of. Where a point's two subtrees are known, ``rethreshold3`` keeps them and moves the root threshold to
+the best cut of f0 for their leaves' classes, an upper bound (a depth-3 tree, its loss recomputed with refitted
+leaves) [not in the paper]: on quantbnb/raisin U reaches 77 and 76 after 80 % and 98 % of the inner iterations,
+against 76 at 99.7 % before. The paper's other choices for W and V (nested alive sets Phi per root tuple, Appendix
+C) are not implemented. The two levels have their own s (``Params.s`` for the
 root tuples, ``S_ROOT3`` = 2 by default; ``Params.s_inner``, the user's s, for the inner solves, as the authors'
 code has s and s2): any s >= 2 is sound at either level, since the points t_0 = a < ... < t_s = b cover [a, b]
 with slices whose bounds hold for any points (chain (55), Lemma B.3), and Algorithm 1 is exact for any s
@@ -198,14 +210,15 @@ Work2 = namedtuple("Work2", "E cid bound", defaults=(None,))
 Work3 = namedtuple("Work3", "V loc E sides bound", defaults=(None,))
 #: Depth 3, per point t_j of the root tuple being processed: lower and upper bounds of D2 on the left and the
 #: right set, their trees, the points, the children's ids and what each inner solve returned (its event).
-Sides = namedtuple("Sides", "lbL ubL lbR ubR trL trR pts cid solves")
+Sides = namedtuple("Sides", "lbL ubL lbR ubR trL trR pts cid solves lowL lowR")
 
 
-def make_sides(s):
-    """Empty :class:`Sides` for s slices (s + 1 points)."""
+def make_sides(s, p):
+    """Empty :class:`Sides` for s slices (s + 1 points) over p features (``lowL``, ``lowR``: ``d2_solve``'s ``low``
+    of each point's left and right set)."""
     return Sides(np.zeros(s + 2), np.zeros(s + 2), np.zeros(s + 2), np.zeros(s + 2), np.zeros((s + 2, 6), np.int64),
                  np.zeros((s + 2, 6), np.int64), np.zeros(s + 2, np.int64), np.zeros(s, np.int64),
-                 np.zeros((2, s + 2, 8)))
+                 np.zeros((2, s + 2, 8)), np.zeros((s + 2, p)), np.zeros((s + 2, p)))
 
 
 @njit
@@ -1024,8 +1037,13 @@ def make_view(p, n, mo):
 # --------------------------------------------------------------------------------------------------
 # depth 2: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tF1, tF2, tcA, tcB, tcLb, tcRa). tfl bit 1: a settled,
 # bit 2: b settled; tcA, tcB, tcLb, tcRa: the stump losses cached at the settled end points (process_tuple).
-# depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa): lower bounds of the optimal
-# depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a.
+# depth 3: T = (tf0, ta, tb, tfl, tlb, tid, tpar, tLa, tRb, tLb, tRa, ttr, tlow): lower bounds of the optimal
+# depth-2 loss of the left set at a, the right set at b, the left set at b and the right set at a; ttr the
+# depth-2 trees (global ranks, ``_no_tree`` if none) the inner solves left for the left set at a and at b and the
+# right set at a and at b (``END_*`` offsets), the warm starts of the tuple's own inner solves; tlow per feature f
+# a lower bound of every depth-2 tree with root feature f on the left set at a (first p) and on the right set at b
+# (``d2_solve``'s ``low``), which bound the same trees on the supersets the tuple's inner solves take (Lemma B.3).
+END_LA, END_LB, END_RA, END_RB = 0, 6, 12, 18
 
 @njit
 def alloc_tuples2(cap, p):
@@ -1037,11 +1055,11 @@ def alloc_tuples2(cap, p):
 
 
 @njit
-def alloc_tuples3(cap):
-    """Depth-3 root-tuple storage for ``cap`` tuples."""
+def alloc_tuples3(cap, p):
+    """Depth-3 root-tuple storage for ``cap`` tuples over p features (columns: see above)."""
     return (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
             np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap), np.zeros(cap),
-            np.zeros(cap), np.zeros(cap))
+            np.zeros(cap), np.zeros(cap), np.full((cap, 24), -1, np.int64), np.zeros((cap, 2 * p)))
 
 
 @njit(inline="always")
@@ -1074,6 +1092,8 @@ def _copy_row3(src, i, dst, j):
     dst[8][j] = src[8][i]
     dst[9][j] = src[9][i]
     dst[10][j] = src[10][i]
+    copy_flat(dst[11][j], src[11][i])
+    copy_flat(dst[12][j], src[12][i])
 
 
 @njit
@@ -1088,7 +1108,7 @@ def grow_tuples2(T, cap, head, tail):
 @njit
 def grow_tuples3(T, cap, head, tail):
     """Depth-3 storage with room for ``cap`` tuples holding rows [head, tail) of T at the front."""
-    N = alloc_tuples3(cap)
+    N = alloc_tuples3(cap, T[12].shape[1] // 2)
     for r in range(tail - head):
         _copy_row3(T, head + r, N, r)
     return N
@@ -1184,11 +1204,19 @@ def _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, off):
 
 
 @njit
-def d2_solve(V, P, cutoff, floor, E, tree, best0):
+def d2_solve(V, P, cutoff, floor, E, tree, best0, low):
     """Algorithm 1 run to the end on a view, pruning against min(cutoff, best found).
 
     ``tree`` may hold a first incumbent (global ranks) whose loss on the view is ``best0`` (inf if none);
     ``floor`` is a known lower bound of the optimum: the search stops as soon as a tree reaches it.
+    ``low[f]`` comes in as a lower bound of the loss of every depth-2 tree with root feature f on these rows (0
+    if none is known) and goes out as one from this solve, with what it learnt: the bounds of the tuples of
+    root feature f it pruned or left alive, and the best loss among its trees it evaluated (``process_tuple``).
+    Coming in, it is the bound ``low`` of a subset of these rows: a tree with root feature f, restricted to
+    the subset, is a tree with root feature f there whose loss is no larger (Lemma B.3: refitting its leaves
+    only lowers it), so it raises each root feature's first tuple and children, which are pruned when it
+    reaches min(cutoff, best). The degenerate root thresholds (tuple 0, the best stump) are a tree of every
+    root feature, so its value bounds each ``low[f]`` going out.
     Returns ``(lb, ub, steps, passes)``: ``ub`` is the loss of the tree left in ``tree`` (inf if none
     was found) and ``lb`` a certified lower bound of the optimal depth-2 loss; lb == ub whenever
     ub < cutoff. Used by the depth-3 search for the subtree bounds of Proposition C.1, with the inner solves' s
@@ -1203,6 +1231,10 @@ def d2_solve(V, P, cutoff, floor, E, tree, best0):
     cap = 4 * p * s + 16 + p
     T = alloc_tuples2(cap, p)
     tail = init_tuples2(T, vu)
+    for x in range(tail):
+        T[4][x] = low[T[0][x]]
+    out = np.full(p, np.inf)  # the bounds going out
+    deg = np.inf
     head = 0
     best = best0
     pruned = np.inf
@@ -1220,17 +1252,32 @@ def d2_solve(V, P, cutoff, floor, E, tree, best0):
             tail -= head
             head = 0
         f0 = T[0][head]
+        if not T[4][head] < min(cutoff, best) + P.margin:  # its bound reached the incumbent since it was pushed
+            pruned = min(pruned, T[4][head])
+            out[f0] = min(out[f0], T[4][head])
+            head += 1
+            continue
         ex, npts, v, jb, f1, f2, ps, pm = process_tuple(V, P, T, head, min(cutoff, best), E)
         steps += 1
         passes += ps
+        if T[2][head] == 0:  # tuple 0, the degenerate root thresholds (init_tuples2)
+            deg = v
+        out[f0] = min(out[f0], v, pm)
         if v < best:
             best = v
             _tree_of_point(V, f0, jb, f1, f2, J, SL, tree, np.int64(0))
         if pm < pruned:
             pruned = pm
         if not ex:
+            t0 = tail
             tail, next_id = _push_children2(T, tail, f0, s, J, SL, next_id, T[5][head], cid)
+            for x in range(t0, tail):
+                T[4][x] = max(T[4][x], low[f0])
         head += 1
+    for x in range(head, tail):  # stopped at the floor: the tuples left alive keep their bounds
+        out[T[0][x]] = min(out[T[0][x]], T[4][x])
+    for f in range(p):
+        low[f] = max(low[f], min(out[f], deg))
     if best <= floor + P.tol:
         return best, best, steps, passes
     return min(best, pruned), best, steps, passes
@@ -1577,10 +1624,13 @@ def quantbnb2_kernel(data, params, state, work, events, max_iterations, level):
 
 
 @njit
-def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, warm):
+def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, alt, low):
     """Optimal depth-2 loss D2 of the rows with lo < rank[f0] <= hi, against a cutoff (see d2_solve).
 
-    With ``warm``, ``tree`` holds a tree of a neighbouring set, the first incumbent of the solve.
+    ``tree`` and ``alt`` hold depth-2 trees of neighbouring sets (or ``_no_tree``, a single leaf): the one of
+    lower loss on these rows is the solve's first incumbent (a warm start; any tree is a depth-2 tree of the
+    rows, so its loss is an upper bound of D2 and the solve stays exact below the cutoff). ``low``: per root
+    feature, a lower bound of its depth-2 trees on a subset of these rows, raised by the solve (``d2_solve``).
     Returns (lb, ub, inner steps, stump scans, rows). Nothing is solved when lb = 0 already reaches
     the cutoff.
     """
@@ -1592,12 +1642,12 @@ def solve_side(D, P, f0, lo, hi, cutoff, floor, work, tree, warm):
     if m == 0:
         _no_tree(tree)
         return 0.0, 0.0, 0, 0, 0
-    best0 = np.inf
-    if warm:
-        best0 = _view_loss(V, P.cls, tree, E[1][2][5], E[1][2][7])
-    else:
-        _no_tree(tree)
-    lb, ub, st, ps = d2_solve(V, P, cutoff, floor, E, tree, best0)
+    best0 = _view_loss(V, P.cls, tree, E[1][2][5], E[1][2][7])
+    other = _view_loss(V, P.cls, alt, E[1][2][5], E[1][2][7])
+    if other < best0:
+        best0 = other
+        copy_flat(tree, alt)
+    lb, ub, st, ps = d2_solve(V, P, cutoff, floor, E, tree, best0, low)
     return lb, ub, st, ps, m
 
 
@@ -1695,8 +1745,11 @@ def all_rows3(D, P, state, work, U):
     root threshold is 0 or u(f0); then AL^(0), one root tuple (f0, [0, u(f0)]) per feature with both end
     points settled. Returns the solve's (lb, ub, steps, rows) and the incumbent history row (-1: U kept)."""
     T, ist, hist = state.T, state.counters, state.hist
-    tree = work.sides.trL[0]
-    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, np.bool_(False))
+    tree, low = work.sides.trL[0], work.sides.lowL[0]
+    _no_tree(tree)
+    for f in range(low.shape[0]):
+        low[f] = 0.0
+    lb, ub, st, ps, mm = solve_side(D, P, np.int64(0), np.int64(0), D.u[0], U, 0.0, work, tree, tree, low)
     _count_inner(ist, st, ps)
     row = -1
     if ub < U - P.tol:
@@ -1722,6 +1775,13 @@ def all_rows3(D, P, state, work, U):
             T[8][tail] = 0.0
             T[9][tail] = lb
             T[10][tail] = lb
+            for c in range(6):  # left at u(f) and right at 0: all rows; left at 0 and right at u(f): no rows
+                T[11][tail, END_LA + c] = -1 if c % 2 == 0 else 0
+                T[11][tail, END_LB + c] = tree[c]
+                T[11][tail, END_RA + c] = tree[c]
+                T[11][tail, END_RB + c] = -1 if c % 2 == 0 else 0
+            for c in range(T[12].shape[1]):  # and no bound of any set yet
+                T[12][tail, c] = 0.0
             tail += 1
     ist[I_TAIL] = tail
     ist[I_NEXT_ID] = D.rank.shape[0]
@@ -1745,12 +1805,19 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbL[0] = T[7][x]
         ubL[0] = np.inf
         lbL[npts - 1] = Lb
+        for c in range(6):
+            trL[0, c] = T[11][x, END_LA + c]
+            trL[npts - 1, c] = T[11][x, END_LB + c]
+        for f in range(sd.lowL.shape[1]):
+            sd.lowL[0, f] = T[12][x, f]
     spent = 0
     for j in range(j0, npts - 1):
         if spent >= budget:
             return j, spent
         sd.solves[0, j, 0] = 0.0
         ubL[j] = np.inf
+        copy_flat(trL[j], trL[j - 1])  # the nearest tree of the side, also where no solve runs
+        copy_flat(sd.lowL[j], sd.lowL[j - 1])  # Lemma B.3 per root feature (d2_solve)
         lbL[j] = lbL[j - 1]  # Lemma B.3: D2 grows with the set
         rfloor = Rb
         if P.similarity:  # similarity: removing n rows lowers the 0-1 loss by at most n
@@ -1760,10 +1827,9 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
         cut = U - rfloor
         if not lbL[j] < cut + P.margin:
             continue
-        warm = j >= 2 and ubL[j - 1] < np.inf  # the previous point's left tree starts the solve
-        if warm:
-            copy_flat(trL[j], trL[j - 1])
-        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], warm)
+        # warm start: the better of the trees at t_{j-1} and at b on this set
+        lb, ub, st, ps, mm = solve_side(D, P, f0, np.int64(0), pts[j], cut, lbL[j], work, trL[j], trL[npts - 1],
+                                        sd.lowL[j])
         lbL[j] = max(lb, lbL[j])
         ubL[j] = ub
         _count_inner(state.counters, st, ps)
@@ -1776,7 +1842,8 @@ def left_sides3(D, P, state, x, U, npts, work, j0, budget):
 def right_sides3(D, P, state, x, U, npts, work, j0, budget):
     """Proposition C.1 for root tuple x, right sides in descending order from point j0, until ``budget``
     work units are spent: the right loss at t_j serves the tree at t_j and slice j, cut off at U - D2(left
-    at t_{j-1}). A tree (left and right depth-2 trees at t_j) below U - tol becomes the incumbent at once.
+    at t_{j-1}). A tree (left and right depth-2 trees at t_j, under the root threshold ``rethreshold3`` picks for
+    them) below U - tol becomes the incumbent at once.
     Returns (next point, 0 when the side is done; work units spent)."""
     T, ist, hist, cum, sd = state.T, state.counters, state.hist, D.cum, work.sides
     lbL, ubL, lbR, ubR, trL, trR, pts = sd.lbL, sd.ubL, sd.lbR, sd.ubR, sd.trL, sd.trR, sd.pts
@@ -1786,6 +1853,11 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         lbR[npts - 1] = T[8][x]
         ubR[npts - 1] = np.inf
         lbR[0] = Ra
+        for c in range(6):
+            trR[0, c] = T[11][x, END_RA + c]
+            trR[npts - 1, c] = T[11][x, END_RB + c]
+        for f in range(sd.lowR.shape[1]):
+            sd.lowR[npts - 1, f] = T[12][x, sd.lowR.shape[1] + f]
     spent = 0
     for j in range(j0, 0, -1):
         if spent >= budget:
@@ -1793,6 +1865,8 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         sd.solves[1, j, 0] = 0.0
         sd.solves[1, j, 6] = -1.0
         ubR[j] = np.inf
+        copy_flat(trR[j], trR[j + 1])
+        copy_flat(sd.lowR[j], sd.lowR[j + 1])
         lbR[j] = lbR[j + 1]
         if P.similarity:
             lbR[j] = max(lbR[j], Ra - (cum[f0, pts[j]] - cum[f0, a]))
@@ -1800,20 +1874,21 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
         cut = U - lbL[j - 1]
         if not lbR[j] < cut + P.margin:
             continue
-        warm = j <= npts - 3 and ubR[j + 1] < np.inf
-        if warm:
-            copy_flat(trR[j], trR[j + 1])
-        lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], warm)
+        lb, ub, st, ps, mm = solve_side(D, P, f0, pts[j], D.u[f0], cut, lbR[j], work, trR[j], trR[0], sd.lowR[j])
         lbR[j] = max(lb, lbR[j])
         ubR[j] = ub
         _count_inner(ist, st, ps)
         _note_solve(sd.solves, np.int64(1), j, cut, lb, ub, st, mm)
         spent += _solve_work(D, ps, mm)
-        v = ubL[j] + ub
+        v, t = ubL[j] + ub, pts[j]
+        if P.cls:  # the same two subtrees under the best root threshold of f0
+            w, tw = rethreshold3(D, f0, pts[j], trL[j], trR[j], work.E[1][0][0].shape[1])
+            if w < v:
+                v, t = w, tw
         if v < U - P.tol:
             row = ist[I_NINC]
             hist[row, 0] = f0
-            hist[row, 1] = pts[j]
+            hist[row, 1] = t
             for c in range(6):
                 hist[row, 2 + c] = trL[j, c]
                 hist[row, 8 + c] = trR[j, c]
@@ -1824,6 +1899,68 @@ def right_sides3(D, P, state, x, U, npts, work, j0, budget):
             sd.solves[1, j, 7] = U
             U = v
     return 0, spent
+
+
+@njit
+def _leaf2(rank, tree, i):
+    """The leaf (0-3) row i reaches in a depth-2 tree given in global ranks (feature -1: no split)."""
+    side = 0
+    if tree[0] >= 0 and rank[tree[0], i] > tree[1]:
+        side = 2
+    f = tree[2 + side]
+    if f >= 0 and rank[f, i] > tree[3 + side]:
+        side += 1
+    return side
+
+
+@njit
+def _leaf_counts3(D, f0, t, trL, trR, cnt):
+    """Class counts of the 8 leaves of the depth-3 tree (f0, t, trL, trR) on all rows; returns its 0-1 loss."""
+    rank, y = D.rank, D.y
+    for leaf in range(8):
+        for c in range(cnt.shape[1]):
+            cnt[leaf, c] = 0
+    for i in range(y.shape[0]):
+        if rank[f0, i] <= t:
+            cnt[_leaf2(rank, trL, i), y[i]] += 1
+        else:
+            cnt[4 + _leaf2(rank, trR, i), y[i]] += 1
+    loss = 0
+    for leaf in range(8):
+        loss += cnt[leaf].sum() - cnt[leaf].max()
+    return loss
+
+
+@njit
+def rethreshold3(D, f0, t, trL, trR, K):
+    """An upper bound from the trees a point of a root tuple gives (not in the paper; any depth-3 tree's loss is
+    one): the left and right depth-2 trees found at root threshold t keep their leaves' classes (their
+    majorities at t) and the root threshold moves to the t' of f0 that misclassifies fewest rows, found in one
+    pass over f0's presorted order (the loss at t' is the right tree's errors on all rows plus, over the rows
+    with rank <= t', the left tree's errors less the right tree's). Returns the 0-1 loss of the tree at t' with
+    its leaves refitted (majorities again, so at most the fixed-class loss) and t'; (inf, t) when no cut of f0
+    beats the tree at t with fixed classes."""
+    rank, order, y = D.rank, D.order, D.y
+    n = y.shape[0]
+    cnt = np.zeros((8, K), np.int64)
+    base = _leaf_counts3(D, f0, t, trL, trR, cnt)
+    lab = np.empty(8, np.int64)
+    for leaf in range(8):
+        lab[leaf] = np.argmax(cnt[leaf])
+    errR = 0
+    for i in range(n):
+        errR += lab[4 + _leaf2(rank, trR, i)] != y[i]
+    best, bt = base, t
+    acc = 0
+    for q in range(n - 1):
+        i = order[f0, q]
+        acc += np.int64(lab[_leaf2(rank, trL, i)] != y[i]) - np.int64(lab[4 + _leaf2(rank, trR, i)] != y[i])
+        r = rank[f0, i]
+        if rank[f0, order[f0, q + 1]] != r and errR + acc < best:
+            best, bt = errR + acc, r
+    if bt == t:
+        return np.inf, t
+    return float(_leaf_counts3(D, f0, bt, trL, trR, cnt)), bt
 
 
 @njit
@@ -1861,7 +1998,8 @@ def record_sides3(events, k, it, state, x, side, npts, full, work):
             row = np.int64(rec[6])
             v = state.hval[row]
             k = emit_upper_bound(events, k, it, tuple_id=T[5][x], parent_id=T[6][x], root_feature=T[0][x], U=v,
-                                 root_rank=sd.pts[j], history_row=row, old_U=rec[7], upper=v, lower=state.acc[F_LB])
+                                 root_rank=state.hist[row, 1], history_row=row, old_U=rec[7], upper=v,
+                                 lower=state.acc[F_LB])
     return k
 
 
@@ -1894,6 +2032,15 @@ def refine3(D, P, state, x, U, work):
             T[8][tail] = lbR[j]
             T[9][tail] = lbL[j]
             T[10][tail] = lbR[j - 1]
+            for c in range(6):
+                T[11][tail, END_LA + c] = sd.trL[j - 1, c]
+                T[11][tail, END_LB + c] = sd.trL[j, c]
+                T[11][tail, END_RA + c] = sd.trR[j - 1, c]
+                T[11][tail, END_RB + c] = sd.trR[j, c]
+            p = sd.lowL.shape[1]
+            for f in range(p):
+                T[12][tail, f] = sd.lowL[j - 1, f]
+                T[12][tail, p + f] = sd.lowR[j, f]
             cid[j - 1] = ist[I_NEXT_ID]
             ist[I_NEXT_ID] += 1
             tail += 1

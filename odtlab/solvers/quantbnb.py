@@ -235,8 +235,8 @@ class QuantBnBSolver(bounds.PicklesUserBound, Solver):
             self.cid = np.zeros(self.s, np.int64)
             self.work = kernels.Work2(self.E, self.cid)
         else:
-            self.T = kernels.alloc_tuples3(max(4 * p * self.s_root, 64))
-            self.W3 = kernels.make_sides(self.s_root)
+            self.T = kernels.alloc_tuples3(max(4 * p * self.s_root, 64), p)
+            self.W3 = kernels.make_sides(self.s_root, p)
             self.work = kernels.Work3(self.V, self.loc, self.E, self.W3)
         if not p or not np.isfinite(self.tol):  # every feature constant: the best tree is a single leaf; or the
             self.ist[kernels.I_DONE] = 1  # squares overflow and no loss can be compared (``certificate`` says so)
