@@ -2180,9 +2180,9 @@ def report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_be
 def murtree_kernel(data, params, state, events, max_iterations, bound, level):
     """Advance MurTree by at most ``max_iterations`` subtree calls, recording events at ``level`` (``ev.LEVEL_*``);
     return (n_events, status). ``bound``: a :data:`UserBound` (a researcher's lower bound,
-    :func:`user_lower_bound`, or the group with ``on`` = 0) or None (regression). The task is the dtype of the cost arrays (float64 for regression, int64
-    for classification: one compilation each); the level is read at run time (one compilation serves the three
-    levels: :class:`odtlab.core._jit.LevelKernel`).
+    :func:`user_lower_bound`, or the group with ``on`` = 0) or None (regression). The task is the dtype of the
+    cost arrays (float64 for regression, int64 for classification: one compilation each); the level is read at
+    run time (one compilation serves the three levels: :class:`odtlab.core._jit.LevelKernel`).
 
     One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
     the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events.
