@@ -28,9 +28,12 @@ How it gets into the kernel (numba 0.68.1, measured on the 2-core CI machine; ``
 * **chosen: a first-class function.** :func:`compile_bound` compiles the function alone as a ``numba.cfunc``
   of the signature :data:`SIGNATURE`, and the kernel takes it as an argument typed by that signature, so the
   kernel is compiled once for all bounds (and cached on disk under a key that does not depend on the bound:
-  a second process loads it). A new bound costs its own compile only: 0.03-0.1 s (0.8-2.4 s for the first
-  cfunc of a process, numba's one-off start-up; a function that calls ``np.sort`` or ``np.min`` also compiles
-  numba's implementation of it, up to about 2 s of CPU the first time in a process). A call through the
+  a second process loads it). MurTree's kernel takes the cfunc's address (an int64,
+  :func:`odtlab.core._jit.function_at`): its dispatcher types an int on its fast path at every call, and the
+  same compilation serves searches without a bound (address 0, never called). A new bound costs its own
+  compile only: 0.03-0.1 s (0.8-2.4 s for the first cfunc of a process, numba's one-off start-up; a function
+  that calls ``np.sort`` or ``np.min`` also compiles numba's implementation of it, up to about 2 s of CPU the
+  first time in a process). A call through the
   function pointer costs about 20 ns more than an inlined call (1e6 calls: 0.05 s against 0.03 s), at most
   once per subtree call.
 * **rejected: a closure or a dispatcher-typed argument.** numba then specialises the whole kernel for each
@@ -180,8 +183,8 @@ def rounded(value):
 
 
 def trivial(counts, depth, nodes):
-    """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. ``odtlab warmup`` compiles the
-    kernel that takes a user's bound with it (one kernel serves every bound)."""
+    """The paper's bound when the cache has nothing for a subproblem (§4.6.4): 0. ``odtlab warmup`` runs MurTree
+    with it (the kernel's bound path and the cfunc's disk cache)."""
     return 0.0
 
 

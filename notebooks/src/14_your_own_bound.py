@@ -16,7 +16,7 @@
 #
 # The search uses the larger of the function's value (rounded up: costs are integers) and its own bound.
 # odtlab compiles the function alone as a first-class numba function; the kernel, compiled once and shared by
-# all bounds, calls it through a pointer (the numbers behind that choice are in `odtlab.bounds`).
+# all bounds and by searches without one, calls it through a pointer (the numbers behind that choice are in `odtlab.bounds`).
 #
 # We write the paper's trivial bound 0 as a function (`zero`), a stronger sound bound (`classes_left`), which we
 # prove, a variant of it between the two (`smallest_class`), and an unsound one (`leaf_cost`); we check them

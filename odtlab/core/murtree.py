@@ -57,7 +57,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from odtlab.core._jit import njit, overload, types
+from odtlab.core._jit import COMPILED, function_at, njit, overload, types
 from odtlab.core import events as ev
 from odtlab.core.arrays import copy_flat
 
@@ -1201,11 +1201,15 @@ State = namedtuple("State", "pool bkeys frames fcost fcls fcounts fchild forder 
                             "cnt_cost din dout diag act d2 d2f sing scratch cand htab meta keys ent_lb ent_cost "
                             "ent_tree tpool")
 
-#: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn(counts, d, n)``, a compiled
-#: first-class function (or a plain Python function without numba); ``check`` = 1 stops the kernel after each
-#: call whose bound ``fn`` raised, so the solver can verify it; ``log`` (int64, ``BL_*``) and ``value``
-#: (float64[1]) describe the last such call. The kernel takes ``None`` instead when no bound is given.
-UserBound = namedtuple("UserBound", "fn check log value")
+#: A researcher's lower bound (:mod:`odtlab.bounds`) as the kernel sees it: ``fn``, the address of the compiled
+#: ``fn(counts, d, n)`` (:func:`odtlab.core._jit.address_of`; the plain Python function without numba), called
+#: only when ``on`` = 1; ``check`` = 1 stops the kernel after each call whose bound raised, so the solver can
+#: verify it; ``log`` (int64, ``BL_*``) and ``value`` (float64[1]) describe the last such call. Without a bound, a
+#: classification search passes a group with ``on`` = 0 (the same types: one compilation serves searches with
+#: and without a bound) and a regression search passes ``None``.
+UserBound = namedtuple("UserBound", "fn on check log value")
+#: ``bound_at(bound.fn)``: the bound as a function the kernel calls (float64(int64[::1], int64, int64)).
+bound_at = function_at(types.float64(types.int64[::1], types.int64, types.int64) if COMPILED else None)
 BL_STATUS, BL_D, BL_N, BL_START, BL_LEN, BL_RAISES = range(6)
 N_BOUND_LOG = 6
 BOUND_NONE, BOUND_RAISED, BOUND_INVALID = 0, 1, 2
@@ -1302,14 +1306,17 @@ def user_lower_bound(bound, state, d, nn, lb):
     check mode every value that raised ``lb``, is logged in ``bound.log`` with its subproblem (its rows are
     ``pool[start:start+len]``), and the kernel stops after this iteration (:func:`bound_stop`). Returns the call's
     lower bound."""
-    if bound is None:
+    if bound is None or bound.on == 0:
         return lb
-    return raise_by_user_bound(bound, state, d, nn, lb)
+    return raise_by_user_bound(bound, state.reg_cls, state.reg, d, nn, lb)
 
 
-def raise_by_user_bound(bound, state, d, nn, lb):
-    """:func:`user_lower_bound` when a bound is given."""
-    v = bound.fn(state.reg_cls, d, nn)
+@njit
+def raise_by_user_bound(bound, reg_cls, reg, d, nn, lb):
+    """:func:`user_lower_bound` with a bound (``bound.on`` = 1), on the call register's class counts ``reg_cls``
+    and its rows ``reg`` (only these two arrays: a call that is not inlined increments the reference count of
+    every array it is given)."""
+    v = bound_at(bound.fn)(reg_cls, d, nn)
     log = bound.log
     if not v >= 0.0:  # NaN or negative: the solver raises, naming the subproblem
         log[BL_STATUS] = BOUND_INVALID
@@ -1324,19 +1331,24 @@ def raise_by_user_bound(bound, state, d, nn, lb):
         bound.value[0] = v
         log[BL_D] = d
         log[BL_N] = nn
-        log[BL_START] = state.reg[RG_START]
-        log[BL_LEN] = state.reg[RG_LEN]
+        log[BL_START] = reg[RG_START]
+        log[BL_LEN] = reg[RG_LEN]
     return lb
 
 
 # Not ``inline="always"``: numba 0.68.1 then miscompiled the kernel (the depth-two solver's incremental counting
 # was never chosen: tests/test_golden.py -k MurTree failed compiled, passed as plain Python); as plain calls
-# LLVM inlines them and the golden traces hold.
+# LLVM inlines them and the golden traces hold. Without a bound (None, or ``on`` = 0) the search pays one test.
 @overload(user_lower_bound)
 def _user_lower_bound(bound, state, d, nn, lb):
     if isinstance(bound, types.NoneType):
         return lambda bound, state, d, nn, lb: lb
-    return raise_by_user_bound
+
+    def with_group(bound, state, d, nn, lb):
+        if bound.on == 0:
+            return lb
+        return raise_by_user_bound(bound, state.reg_cls, state.reg, d, nn, lb)
+    return with_group
 
 
 def bound_stop(bound):
@@ -2168,9 +2180,9 @@ def report_bounds(params, state, events, k, it, level, g_miss, g_nodes, lower_be
 def murtree_kernel(data, params, state, events, max_iterations, bound, level):
     """Advance MurTree by at most ``max_iterations`` subtree calls, recording events at ``level`` (``ev.LEVEL_*``);
     return (n_events, status). ``bound``: a :data:`UserBound` (a researcher's lower bound,
-    :func:`user_lower_bound`) or None. The task is the dtype of the cost arrays (float64 for regression, int64
-    for classification: one compilation each); the level is read at run time (one compilation serves the three
-    levels: :class:`odtlab.core._jit.LevelKernel`).
+    :func:`user_lower_bound`, or the group with ``on`` = 0) or None (regression). The task is the dtype of the
+    cost arrays (float64 for regression, int64 for classification: one compilation each); the level is read at
+    run time (one compilation serves the three levels: :class:`odtlab.core._jit.LevelKernel`).
 
     One iteration: SolveSubtree on the call register (Algorithm 1), then the results go up the frames until
     the next call is loaded (:func:`return_up`), the anytime incumbent (§4.9.5) and the bounds' events.

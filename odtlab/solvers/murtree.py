@@ -45,7 +45,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from odtlab import bounds, certificate, memory
 from odtlab.core import murtree as mt
-from odtlab.core._jit import LevelKernel, as_ratio
+from odtlab.core._jit import LevelKernel, address_of, as_ratio
 from odtlab.encoders import check_binary
 from odtlab.estimators import (ATTRIBUTES_DOC, COMMON_CONSTRAINTS, TreeClassifierMixin, TreeEstimator, TreeRegressorMixin,
                                params_init)
@@ -196,6 +196,17 @@ def _random_words(m):
     if m > _RANDOM.shape[0]:
         _RANDOM = np.random.default_rng(20220101).integers(1, 1 << 40, size=2 * m, dtype=np.int64)
     return _RANDOM[:m]
+
+
+@functools.cache
+def no_bound():
+    """The kernel's bound group of a classification search without a researcher's bound: ``on`` = 0 and no
+    function (address 0, never called). It has the types of a bound's group, so one compilation of the
+    classification kernel serves searches with and without a bound (two before: 55-60 s of CPU each from an
+    empty cache, ``benchmarks/bench_compile.py murtree``). Never written (the kernel writes the group's log only
+    when ``on`` = 1), so every search shares it."""
+    return mt.UserBound(fn=0, on=0, check=0, log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64),
+                        value=np.zeros(1, dtype=np.float64))
 
 
 class MurTreeSolver(bounds.PicklesUserBound, Solver):
@@ -400,7 +411,7 @@ class MurTreeSolver(bounds.PicklesUserBound, Solver):
                                  "counts); MurTreeRegressor takes none")
             self.bound_function = bounds.python_function(lower_bound)
             fn = bounds.compile_bound(self.bound_function, cls, depth, nodes)
-            self.user_bound = mt.UserBound(fn=fn, check=int(bool(check_bound)),
+            self.user_bound = mt.UserBound(fn=fn, on=1, check=int(bool(check_bound)),
                                            log=np.zeros(mt.N_BOUND_LOG, dtype=np.int64),
                                            value=np.zeros(1, dtype=np.float64))
 
@@ -410,12 +421,14 @@ class MurTreeSolver(bounds.PicklesUserBound, Solver):
 
     def advance(self, kernel, events, max_iterations):
         if self.user_bound is None:
-            n, status = kernel(self.data, self.params, self.state, events, max_iterations, None)
+            n, status = kernel(self.data, self.params, self.state, events, max_iterations,
+                               None if self.regression else no_bound())
             return int(n), int(status)
         k, first = 0, self.iterations
+        bound = self.user_bound._replace(fn=address_of(self.user_bound.fn))  # the cfunc stays alive in user_bound
         while True:  # the kernel stops after each value of the user's bound it logged (check mode, invalid values)
             n, status = kernel(self.data, self.params, self.state, events[k:], max_iterations - (self.iterations - first),
-                               self.user_bound)
+                               bound)
             k += int(n)
             if self.user_bound.log[mt.BL_STATUS] == mt.BOUND_NONE:
                 return k, int(status)
