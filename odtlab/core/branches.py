@@ -810,7 +810,7 @@ def scratch(params, work):
     """The scratch arrays of :class:`Work`, views of its two arrays in the order of its docstring: ``path,
     test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt``."""
     q, K, cmax = params.q, params.K, params.cmax
-    ints, bits = work[0], work[1]
+    ints, bits = work.ints, work.bits
     nw = bits.shape[0] // (K + 1)
     a = q + 2
     b = a + q + 1
@@ -1401,15 +1401,15 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
     at level full on lymph-o (that kernel wrote them in its loops, compiled per level).
 
     The groups arrive as plain tuples (``BranchesSolver.advance`` passes ``tuple(group)``) and the kernel
-    names ``params`` again (``Params(*params)``): numba types a plain tuple of arrays and scalars in C, from
-    its fingerprint, and a namedtuple in Python, item by item (about 4 us more per call, about 1 % of a
-    sub-millisecond search).
+    names ``params`` and ``work`` again (``Params(*params)``, ``Work(*work)``): numba types a plain tuple of
+    arrays and scalars in C, from its fingerprint, and a namedtuple in Python, item by item (about 4 us more
+    per call, about 1 % of a sub-millisecond search).
 
     Iteration numbers in events (the convention of every odtlab kernel): the events of the k-th iteration,
     IterationStart to IterationEnd, carry ``iteration = k`` (from 1), and ``counters[C_ITER]`` is k once it
     is over; Init, and a Terminated emitted before any iteration, carry the iterations done before (0).
     """
-    params = Params(*params)
+    params, work = Params(*params), Work(*work)
     Xt, y, BITS, YB, CAT, RADIX, WORD = borrowed(data)
     CN, ND, NC, KEYS, TABLE, OCC, RC, FREE = borrowed(state)
     events = borrowed(events)
@@ -1422,7 +1422,7 @@ def branches_kernel(data, params, state, work, events, max_iterations, level):
         k = report_init(params, CN, ND, NC, events, k)
     if ND[ROOT, D_FLAGS] & F_COMPLETE:
         return k, STATUS_DONE
-    ubound = work[2]  # Work.bound
+    ubound = work.bound
     path, test_f, test_c, key, act, used, rows, RB, RBY, pk, cnt, ccnt = scratch(params, borrowed(work))
     done_it = 0
     while done_it < max_iterations:
