@@ -11,8 +11,9 @@
 #    always empty (Thm C.1; §3 below shows that only some of them are empty).
 #
 # Also, which category is dropped (the `-l` and `-f` files drop the last or the first) changes the data,
-# the optimum and the difficulty. The objectives of ordinal and one-hot data are **not comparable**:
-# they optimise over different sets of trees.
+# the optimum and the difficulty. The optima of ordinal and one-hot data are maxima of the same $H_\lambda$
+# over **different sets of trees**, neither of which contains the other: neither optimum bounds the other, and a
+# higher one says nothing about how hard its search is.
 
 # %%
 import itertools
@@ -102,15 +103,17 @@ assert all(toy3[enc][0].tree_.splits == 2 for enc in ENCODINGS[1:])
 # Take $q$ features with $C$ categories, one-hot encoded with the last category dropped: $q(C-1)$ binary
 # columns. A branch on them sets each column to absent, 0 or 1: $3^{q(C-1)}$ branches. Those that test at
 # most one indicator per original feature, $(2(C-1)+1)^q$ of them, are the ones the paper calls "not
-# unnecessary" (Eq. 11). They are not the ordinal branches: a test $X'_{i,j} = 0$ says $X_i \ne j$, which
-# no ordinal branch says (the ordinal branches number $(C+1)^q$). The paper calls the difference
+# unnecessary" (Eq. 11). They are not the ordinal branches: for $C \ge 3$ a test $X'_{i,j} = 0$ says
+# $X_i \ne j$, which no ordinal branch says (the ordinal branches number $(C+1)^q$). The paper calls the
+# difference
 #
 # $$U(q, C) = 3^{(C-1)q} - (2(C-1)+1)^q$$
 #
 # "unnecessary" and says they are all empty. $U$ counts the branches that test two or more indicators of
 # one feature, but only some of those are empty: $X'_1 = 1 \wedge X'_2 = 0$ is just $X'_1 = 1$, and
-# $X'_1 = 0 \wedge X'_2 = 0$ is the dropped category. So $U$ is an upper bound on the number of empty
-# branches, not that number. We enumerate them on the full grid $\{0, \dots, C-1\}^q$.
+# $X'_1 = 0 \wedge X'_2 = 0$ says $X \notin \{1, 2\}$ (for $C = 3$, the dropped category). So $U$ is an upper
+# bound on the number of empty branches, not that number. We enumerate them on the full grid (codes
+# $0, \dots, C-1$ for the categories $1, \dots, C$ of each of the $q$ features).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -139,7 +142,8 @@ for q, C in [(1, 3), (2, 3), (2, 4)]:
 
 # %% [markdown]
 # So teach Thm C.1's $U$ as an upper bound: its branches are empty, or restate a branch with fewer tests, or
-# pick out a dropped category. Either way, the search can spend time on them.
+# pick out a set of categories by excluding several (for $C = 3$, the dropped category). The empty and the
+# restated ones are search wasted; the others are ordinary one-hot branches.
 #
 # ## 4. monk1: ordinal against one-hot
 #
@@ -187,10 +191,11 @@ for enc in ["ordinal", "one-hot"]:
     print(f"{enc:8} splits per feature: {dict(sorted(per_feature[enc].items()))}")
 assert per_feature["ordinal"] == {"x0": 3, "x1": 1, "x4": 6}
 assert per_feature["one-hot"]["x4=0"] == 1 and sum(per_feature["one-hot"].values()) == 6
+assert monk["one-hot"][1].feature_names[monk["one-hot"][0].tree_.feature[0]] == "x4=0"  # at the root
 assert all(name.startswith(("x0=", "x1=")) for name in per_feature["one-hot"] if name != "x4=0")
 
 # %% [markdown]
-# So the full one-hot tree is smaller and scores higher. What the encoding does change is the **work**:
+# So the full one-hot tree is smaller and scores higher. The encoding also changes the **work**:
 # every one-hot variant needs many times the iterations and evaluations of the ordinal search. And the
 # dropped category matters: monk1-f drops $a_5 = 1$ itself (category code 0), so it must be rebuilt from
 # three splits, and monk1-f's optimum is both worse and by far the hardest to certify.
@@ -216,11 +221,11 @@ assert (yo == ((Xo[:, 0] == Xo[:, 1]) | (Xo[:, 4] == 0))).all()
 assert "x4=0" not in monk["one-hot-first"][1].feature_names and "x4=0" in monk["one-hot-last"][1].feature_names
 
 # %% [markdown]
-# And an independent solver agrees on the binary optima. MurTree's sparse objective (Eq. 19) is errors +
-# α·feature nodes over binary trees of bounded depth; with α = λn it is Branches' objective on 0/1
-# features. The paper takes α ∈ ℕ₀, and here λn = 0.01 · 124 = 1.24: odtlab's MurTree accepts a fractional
-# α, an extension of the paper's. At depth 6 (the Branches trees have depth 5) it finds the same optimal
-# values.
+# And an independent solver agrees on the optima of monk1-l and monk1-f. The sparse objective of the MurTree
+# paper (Demirović et al., JMLR 2022, Eq. 19) is errors + α·feature nodes over binary trees of bounded depth;
+# with α = λn it equals $n(1 - H_\lambda)$ on 0/1 features, so its minimisers are Branches' maximisers. The
+# MurTree paper takes α ∈ ℕ₀, and here λn = 0.01 · 124 = 1.24: odtlab's MurTree accepts a fractional α, an
+# extension of that paper's. At depth 6 (the Branches trees have depth 5) it finds the same optimal values.
 
 # %%
 from odtlab.solvers.murtree import MurTreeClassifier
@@ -247,10 +252,11 @@ for enc in ENCODINGS:
 # %% [markdown]
 # ## 5. mushroom: a split that purifies almost everything
 #
-# On mushroom-o, one 9-way split on odor (feature x17 here) leaves almost every branch pure, so the
-# Purification Bound is nearly tight at the root and Branches finishes in a handful of iterations. The
-# one-hot version needs a chain of binary splits to say the same. The paper's one-hot mushroom (Table 5:
-# q = 95) is the authors' **drop-first** file, mushroom-f, which Tables 2 and 3 both run. In Table 2 OSDT,
+# On mushroom-o, one 9-way split on odor (feature x17 here) leaves almost every branch pure, so after the
+# root's expansion the $Q$ of the odor split is nearly exact and Branches finishes in a handful of iterations.
+# The one-hot version needs a chain of binary splits to say the same. The paper's one-hot mushroom (Tables 2, 3
+# and 5: "mushroom", q = 95, one category dropped per feature) matches the authors' **drop-first** file,
+# mushroom-f (the paper does not say which category it dropped). In Table 2 OSDT,
 # PyGOSDT, GOSDT and Branches all time out (5 minutes; Branches stops at $H_\lambda$ = 0.938, OSDT and
 # PyGOSDT at 0.945). In Table 3 STreeD, which optimises the same $H_\lambda$, finishes with 0.945 in 116 s,
 # and MurTree's tree also scores 0.945 (148 s). So Appendix C's "all algorithms that solve for sparsity hit
@@ -290,34 +296,39 @@ assert mush_b.X.shape[1] == 117 and datasets.load("branches/mushroom-f").X.shape
 # So the two results are about different files. On the full one-hot file (117 columns) odtlab's Branches
 # proves the optimum within this chapter's run (the time is printed above). On the paper's drop-first file
 # (95 columns) the search is much harder: odtlab certifies its optimum, $H_\lambda$ = 0.94523, in 38 s in
-# one measured run of `benchmarks/bench_branches.py --hard` (the search alone on the loaded 2-core
-# development machine; the speed table of the repository's README.md). That is too long for this chapter.
+# one measured run of `benchmarks/bench_branches.py --hard`, made before the lazy split records of §6 (the
+# speed table of the repository's README.md). That is too long for this chapter.
 # Chapter 9's full mode runs it beside the other rows of Table 2, two runs at a time, and there it took
 # about 3 minutes. Table 2's four methods timed out on this file at 5 minutes.
 
 # %% [markdown]
 # ## 6. Many binary features: lazy split records
 #
-# An expanded branch keeps one split record per unused feature, holding $Q(l, i) = -\lambda + \sum_j R(l \wedge
-# X_i = j)$ (Eq. 5). On branches/kr-vs-kp (73 binary columns) at $\lambda = 0.01$, one measured minute of search
-# (the README's speed table) left about 68 records in each expanded branch that was still open, 2.8 of the
-# search's 3.0 GiB, and at most 6.2 % of those records had ever been followed by Selection. So odtlab keeps, for
-# a branch with more than `keep_splits + 2` split actions, only the `keep_splits` best records by $Q$, the record
-# of its incumbent split, and one bound record $B$: the largest $Q$ of the records it dropped. By default
-# `keep_splits=16` (monk1-f's 11 columns never drop a record); `keep_splits=None` keeps every record, as the
-# paper's queue does (Appendix D.1).
+# In the paper's layout an expanded branch keeps one split record per unused feature, holding
+# $Q(l, i) = -\lambda + \sum_j R(l \wedge X_i = j)$ (Eq. 5). On branches/kr-vs-kp (the authors' file: 73 binary
+# columns, one per category of its 36 features; Table 5 lists q = 37) at $\lambda = 0.01$, after one minute of
+# wall time (24 s of CPU; the README's speed table), the code before lazy records held on average about 68
+# records per expanded branch still open, 2.8 of its 3.0 GiB of search state, and at most 6.2 % of those
+# records had ever been followed by Selection. So odtlab keeps, for a branch with more than `keep_splits + 2`
+# split actions, only the `keep_splits` best records by $Q$, the record of its incumbent split (the split of the
+# best tree found so far under the branch), and one bound record $B$: the largest $Q$ of the records it dropped.
+# By default `keep_splits=16` (monk1-f's 11 columns never drop a record; §5's mushroom searches, with 22 and 117
+# features, already drop records); `keep_splits=None` keeps every record, as the paper's queue does (Appendix
+# D.1). With lazy records that kr-vs-kp search held 17.8 records per expanded open branch.
 #
 # Why the bounds stay sound: every $R$ only falls during the search, so every $Q(l, i)$ only falls, and $B$
 # stays at least the current $Q$ of every dropped split. Hence $R(l) = \max\{H(l), \text{kept } Q\text{'s},
-# B\} \ge \max\{H(l), \max_i Q(l, i)\}$ over every unused $i$ (Eq. 6), which is at least $R^*(l)$ (Prop. 4.2).
-# A branch completes only when its leaf's value $H(l)$ is at least every kept $Q$ and $B$, or when its top kept
-# split has no open child (its $Q$ is then exact and at least $B$). $B$ loses every tie. When Selection meets a
+# B\} \ge \max\{H(l), \max_i Q(l, i)\}$ over every unused $i$ (Eq. 6), which is at least $R^*(l)$ (Prop. 4.2
+# and Lemma B.1). A branch completes only when its leaf's value $H(l)$ is at least every kept $Q$ and $B$, or when
+# the top of its records is a kept split with no open child (its $Q$ is then exact, and as the top it is at least
+# $B$ and so every dropped $Q$). $B$ loses every tie. When Selection meets a
 # branch whose top record is $B$ (above $H(l)$ and every kept $Q$), it expands the branch again: it recounts its
 # rows, rebuilds every record from the current values, and keeps the best again.
 #
 # Below, monk1-f with `keep_splits=2` (a branch with more than 4 split actions keeps its 2 best records, its
-# incumbent's and $B$) finds the same optimum with fewer split-record rows (the most rows the records held at
-# once; freed blocks are reused), and pays with more iterations, many of which expand a branch again.
+# incumbent's and $B$) finds the same optimum with fewer split-record rows allocated (the high-water mark of the
+# record array; a freed block is reused by a later block of the same size), and pays with more iterations, many
+# of them expanding a branch again: 4813 against 4507 iterations, 1716 of them re-expansions.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -338,11 +349,13 @@ assert lazy[None][0].objective == lazy[2][0].objective and lazy[2][0].optimal
 assert lazy[2][1] < lazy[None][1] and lazy[2][0].stats["re_expansions"] > 0
 
 # %% [markdown]
-# Lazy records do not make kr-vs-kp and lymph-f at $\lambda = 0.01$ solvable within 4 GiB. What stops those searches
-# is the memo itself: it holds nearly one branch per iteration, about 470 bytes each, so 4 GiB ends a search near
-# 9 million iterations. In one measured run to that limit (the README's speed table), the gaps left were 0.019 on
-# kr-vs-kp and 0.074 on lymph-f. Both incumbents were found within the first minute and never improved, so what is
-# left is the upper bound's gap: the Purification Bound credits each open branch with all its rows for one split.
+# Lazy records do not make kr-vs-kp and lymph-f at $\lambda = 0.01$ solvable within 4 GiB. What stops those
+# searches is memory that grows with the memo: about 0.94 memo branches per iteration, about 470 bytes of search
+# state each (the entry and its split records), so 4 GiB ends a search near 9 million iterations. In one measured
+# run of each set to that limit (the README's speed table), the gaps left were 0.019 on kr-vs-kp and 0.074 on
+# lymph-f. Both incumbents were found within the first minute and never improved, which suggests that most of
+# what is left is the upper bound's slack: the Purification Bound (Eq. 7–8) credits each branch not yet expanded
+# with all its rows classified correctly for the price of one split.
 
 # %% [markdown]
 # ## Exercises
