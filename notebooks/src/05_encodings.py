@@ -12,8 +12,8 @@
 #
 # Also, which category is dropped (the `-l` and `-f` files drop the last or the first) changes the data,
 # the optimum and the difficulty. The optima of ordinal and one-hot data are maxima of the same $H_\lambda$
-# over **different sets of trees**, neither of which contains the other: neither optimum bounds the other, and a
-# higher one says nothing about how hard its search is.
+# over **different sets of trees** (once a feature has three or more categories, neither set contains the other):
+# neither optimum bounds the other, and a higher one says nothing about how hard its search is.
 
 # %%
 import itertools
@@ -223,7 +223,8 @@ assert "x4=0" not in monk["one-hot-first"][1].feature_names and "x4=0" in monk["
 # %% [markdown]
 # And an independent solver agrees on the optima of monk1-l and monk1-f. The sparse objective of the MurTree
 # paper (Demirović et al., JMLR 2022, Eq. 19) is errors + α·feature nodes over binary trees of bounded depth;
-# with α = λn it equals $n(1 - H_\lambda)$ on 0/1 features, so its minimisers are Branches' maximisers. The
+# with α = λn it equals $n(1 - H_\lambda)$ on 0/1 features, so among trees within its depth its minimisers are
+# Branches' maximisers whenever a Branches optimum is that shallow. The
 # MurTree paper takes α ∈ ℕ₀, and here λn = 0.01 · 124 = 1.24: odtlab's MurTree accepts a fractional α, an
 # extension of that paper's. At depth 6 (the Branches trees have depth 5) it finds the same optimal values.
 
@@ -255,8 +256,8 @@ for enc in ENCODINGS:
 # On mushroom-o, one 9-way split on odor (feature x17 here) leaves almost every branch pure, so after the
 # root's expansion the $Q$ of the odor split is nearly exact and Branches finishes in a handful of iterations.
 # The one-hot version needs a chain of binary splits to say the same. The paper's one-hot mushroom (Tables 2, 3
-# and 5: "mushroom", q = 95, one category dropped per feature) matches the authors' **drop-first** file,
-# mushroom-f (the paper does not say which category it dropped). In Table 2 OSDT,
+# and 5: "mushroom", q = 95, mushroom's 117 categories less one per feature) has the width of the authors'
+# **drop-first** file, mushroom-f (the paper does not say which category it dropped). In Table 2 OSDT,
 # PyGOSDT, GOSDT and Branches all time out (5 minutes; Branches stops at $H_\lambda$ = 0.938, OSDT and
 # PyGOSDT at 0.945). In Table 3 STreeD, which optimises the same $H_\lambda$, finishes with 0.945 in 116 s,
 # and MurTree's tree also scores 0.945 (148 s). So Appendix C's "all algorithms that solve for sparsity hit
@@ -308,13 +309,14 @@ assert mush_b.X.shape[1] == 117 and datasets.load("branches/mushroom-f").X.shape
 # $Q(l, i) = -\lambda + \sum_j R(l \wedge X_i = j)$ (Eq. 5). On branches/kr-vs-kp (the authors' file: 73 binary
 # columns, one per category of its 36 features; Table 5 lists q = 37) at $\lambda = 0.01$, after one minute of
 # wall time (24 s of CPU; the README's speed table), the code before lazy records held on average about 68
-# records per expanded branch still open, 2.8 of its 3.0 GiB of search state, and at most 6.2 % of those
-# records had ever been followed by Selection. So odtlab keeps, for a branch with more than `keep_splits + 2`
+# records per expanded branch still open; those records took 2.8 of its 3.0 GiB of search state, and at most
+# 6.2 % of them had ever been followed by Selection. So odtlab keeps, for a branch with more than `keep_splits + 2`
 # split actions, only the `keep_splits` best records by $Q$, the record of its incumbent split (the split of the
 # best tree found so far under the branch), and one bound record $B$: the largest $Q$ of the records it dropped.
 # By default `keep_splits=16` (monk1-f's 11 columns never drop a record; §5's mushroom searches, with 22 and 117
 # features, already drop records); `keep_splits=None` keeps every record, as the paper's queue does (Appendix
-# D.1). With lazy records that kr-vs-kp search held 17.8 records per expanded open branch.
+# D.1). With lazy records, a 900 s run on the same set (the README's speed table) held 17.8 records per expanded
+# open branch (a branch keeps at most 18).
 #
 # Why the bounds stay sound: every $R$ only falls during the search, so every $Q(l, i)$ only falls, and $B$
 # stays at least the current $Q$ of every dropped split. Hence $R(l) = \max\{H(l), \text{kept } Q\text{'s},
@@ -351,7 +353,8 @@ assert lazy[2][1] < lazy[None][1] and lazy[2][0].stats["re_expansions"] > 0
 # %% [markdown]
 # Lazy records do not make kr-vs-kp and lymph-f at $\lambda = 0.01$ solvable within 4 GiB. What stops those
 # searches is memory that grows with the memo: about 0.94 memo branches per iteration, about 470 bytes of search
-# state each (the entry and its split records), so 4 GiB ends a search near 9 million iterations. In one measured
+# state each (the entry and its split records), so 4 GiB ends a search near 9 million iterations (8.95 and 9.48
+# million in the measured runs). In one measured
 # run of each set to that limit (the README's speed table), the gaps left were 0.019 on kr-vs-kp and 0.074 on
 # lymph-f. Both incumbents were found within the first minute and never improved, which suggests that most of
 # what is left is the upper bound's slack: the Purification Bound (Eq. 7–8) credits each branch not yet expanded
