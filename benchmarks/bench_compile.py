@@ -21,8 +21,8 @@ CPU seconds are what a new machine pays; functions several solvers share compile
 
 All times are CPU seconds of the child process (steadier than wall time on a shared machine).
 
-The targets: first fit under 1 s per solver (issue 14); the sum of the cold column halved (issue 19: 1065.2 s
-at 7d92ad3, the commit before its compile work, 432.2 s after, in overlapping runs; README). Run:
+The targets: first fit under 1 s per solver (issue 14); the sum of the cold column halved (issue 19: 1009.4 s
+at 7d92ad3, the commit before its compile work, 442.0 s at 1e51c00, side by side; README). Run:
 ``ODTLAB_DATA=../shared/data .venv/bin/python benchmarks/bench_compile.py [ALGO ...] [--quick]``
 """
 import argparse
