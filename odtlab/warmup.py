@@ -43,11 +43,11 @@ def _probe(*args):
 def _type_key(args):
     """A key that determines the numba types of ``args``, or None when they have none here (then they are typed
     afresh): numba's own type fingerprint, the function its dispatcher types arguments with (an array's dtype,
-    dimensions, layout and writability; a tuple's or namedtuple's items; a scalar's class), 0.5 us in C where a
-    walk in Python that keyed each item took 9 us on Branches' four argument groups. It names a record dtype by its
-    address, so :func:`_signature` keeps every record dtype it types alive (no other dtype can then take that
+    dimensions, layout and writability; a tuple's or namedtuple's items; a scalar's class). It names a record dtype
+    by its address, so :func:`_signature` keeps every record dtype it types alive (no other dtype can then take that
     address), and any Python int by one code, so arguments holding an int past int64 (numba types it as uint64)
-    get no key."""
+    get no key. On Branches' four argument groups: 0.5 us for the fingerprint, 2.5 us with the walk for wide ints,
+    where a walk in Python that keyed each item took 9 us."""
     try:
         fingerprint = compute_fingerprint(args)
     except NotImplementedError:  # a value numba's fingerprint does not know (typeof may still type it)
