@@ -259,6 +259,17 @@ def test_the_kernel_signature_follows_the_state_arrays():
     assert check()[-1] == numba.types.uint64
 
 
+def test_a_record_dtype_in_a_cached_signature_stays_alive():
+    """The argument key (numba's fingerprint) names a record dtype by its address: the dtype of a key kept with
+    its signature is kept alive, so no other dtype can take that address and be handed a stale signature."""
+    record = np.dtype([("a", np.int64), ("b", np.float64)])
+    args = ((np.zeros(2, dtype=record), np.zeros(3)), 7)
+    key = warmup._type_key(args)
+    assert key is not None and warmup._type_key(((np.ones(5, dtype=record), np.ones(1)), 8)) == key
+    warmup._signature(args, key)
+    assert any(d is record for d in warmup._typed_dtypes)
+
+
 def test_after_warmup_every_input_form_predicts_with_the_one_compiled_traversal():
     """Issue 19: the predict helpers (odtlab.core.trees.apply and node_sums) were compiled once per input layout and
     writability: warmup left 3 signatures of each, and these calls added more (5 and 10 in all). Every array now
