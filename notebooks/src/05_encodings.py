@@ -352,13 +352,14 @@ assert lazy[2][1] < lazy[None][1] and lazy[2][0].stats["re_expansions"] > 0
 
 # %% [markdown]
 # Lazy records do not make kr-vs-kp and lymph-f at $\lambda = 0.01$ solvable within 4 GiB. What stops those
-# searches is memory that grows with the memo: about 0.94 memo branches per iteration, about 470 bytes of search
-# state each (the entry and its split records), so 4 GiB ends a search near 9 million iterations (8.95 and 9.48
-# million in the measured runs). In one measured
-# run of each set to that limit (the README's speed table), the gaps left were 0.019 on kr-vs-kp and 0.074 on
-# lymph-f. Both incumbents were found within the first minute and never improved, which suggests that most of
-# what is left is the upper bound's slack: the Purification Bound (Eq. 7–8) credits each branch not yet expanded
-# with all its rows classified correctly for the price of one split.
+# searches is memory that grows with the memo. With the default `keep_splits=16` the search stores about 0.94 memo
+# branches per iteration, about 470 bytes of search state each (the entry and its split records), so 4 GiB ends it
+# near 9 million iterations (8.95 and 9.48 million in the measured runs), with gaps of 0.019 on kr-vs-kp and 0.074
+# on lymph-f. With `keep_splits=4` a branch takes about 245 bytes, both searches reach about 23 million iterations,
+# and the gaps fall to 0.012 and 0.054 (one measured run of each, the README's speed table). On kr-vs-kp the
+# incumbent was found within the first 30 s and never improved, so its gap is the upper bound's slack: the
+# Purification Bound (Eq. 7–8) credits each branch not yet expanded with all its rows classified correctly for the
+# price of one split.
 
 # %% [markdown]
 # ## Exercises
