@@ -353,13 +353,15 @@ assert lazy[2][1] < lazy[None][1] and lazy[2][0].stats["re_expansions"] > 0
 # %% [markdown]
 # Lazy records do not make kr-vs-kp and lymph-f at $\lambda = 0.01$ solvable within 4 GiB. What stops those
 # searches is memory that grows with the memo. With the default `keep_splits=16` the search stores about 0.94 memo
-# branches per iteration, about 470 bytes of search state each (the entry and its split records), so 4 GiB ends it
-# near 9 million iterations (8.95 and 9.48 million in the measured runs), with gaps of 0.019 on kr-vs-kp and 0.074
-# on lymph-f. With `keep_splits=4` a branch takes about 245 bytes, both searches reach about 23 million iterations,
-# and the gaps fall to 0.012 and 0.054 (one measured run of each, the README's speed table). On kr-vs-kp the
-# incumbent was found within the first 30 s and never improved, so its gap is the upper bound's slack: the
-# Purification Bound (Eq. 7–8) credits each branch not yet expanded with all its rows classified correctly for the
-# price of one split.
+# branches per iteration, about 470 bytes of search state per memo branch, so 4 GiB ends it near 9 million
+# iterations (8.95 and 9.48 million in the measured runs), with gaps of 0.019 on kr-vs-kp and 0.074 on lymph-f.
+# With `keep_splits=4` a branch takes about 245 bytes, both searches reach about 23 million iterations, and the gaps
+# fall to 0.012 and 0.054, on lymph-f partly through a better incumbent (one measured run of each, the README's
+# speed table). On kr-vs-kp the incumbent was found within the first 30 s and never improved, so every narrowing of
+# its gap came from the upper bound. That bound is loose where the Purification Bound still stands: each split of a
+# branch not yet expanded is credited with all the branch's rows classified correctly, less one split's penalty
+# (Eq. 7), and the branch with the larger of that and its leaf's value (Eq. 8). How much of the gap left is the
+# bound's slack and how much a better tree not found yet, no run has shown.
 
 # %% [markdown]
 # ## Exercises
