@@ -357,7 +357,7 @@ assert lazy[2][1] < lazy[None][1] and lazy[2][0].stats["re_expansions"] > 0
 # iterations (8.95 and 9.48 million in the measured runs), with gaps of 0.019 on kr-vs-kp and 0.074 on lymph-f.
 # With `keep_splits=4` a branch takes about 245 bytes, both searches reach about 23 million iterations, and the gaps
 # fall to 0.012 and 0.054, on lymph-f partly through a better incumbent (one measured run of each, the README's
-# speed table). On kr-vs-kp the incumbent was found within the first 30 s and never improved, so every narrowing of
+# speed table). On kr-vs-kp the incumbent was found within the first minute and never improved, so every narrowing of
 # its gap came from the upper bound. Wherever a branch is not yet expanded, that bound rests on the Purification
 # Bound: each split of the branch is credited with all its rows classified correctly, less one split's penalty
 # (Eq. 7), and the branch with the larger of that and its leaf's value (Eq. 8). How much of the gap left is the
