@@ -660,10 +660,7 @@ def init_root(params, y, WORD, CN, ND, NC, KEYS, TABLE, OCC):
     counts = np.zeros(params.K, np.int64)
     for r in range(n):
         counts[y[r]] += 1
-    pred = 0
-    for k in range(counts.shape[0]):
-        if counts[k] > counts[pred]:
-            pred = k
+    pred = majority(counts, 0, params.K)
     key = np.zeros(params.key_words, np.int64)
     for w in range(key.shape[0]):
         KEYS[0, w] = 0
